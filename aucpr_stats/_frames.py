@@ -1,0 +1,86 @@
+"""Convert at the boundary: any supported frame in, polars inside, the caller's type out.
+
+pandas is imported only when the caller handed us a pandas object, so a
+polars-only user never pays for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Literal
+
+import polars as pl
+
+from .exceptions import InputTypeError
+
+FrameKind = Literal["pandas", "polars"]
+
+__all__ = ["FrameKind", "to_lazy", "to_caller"]
+
+
+def _is_pandas_frame(data: Any) -> bool:
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(data, pd.DataFrame)
+
+
+def to_lazy(data: Any, columns: list[str] | None = None) -> tuple[pl.LazyFrame, FrameKind]:
+    """Normalise ``data`` to a polars LazyFrame and remember the caller's frame type.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
+        The caller's data.
+    columns : list of str, optional
+        For pandas input, only these columns are converted (they must exist;
+        the caller validates names first). Avoids copying unused columns.
+
+    Returns
+    -------
+    lazy : polars.LazyFrame
+    kind : {"pandas", "polars"}
+        ``"pandas"`` for pandas input; ``"polars"`` for polars DataFrame and LazyFrame.
+    """
+    if isinstance(data, pl.LazyFrame):
+        return data, "polars"
+    if isinstance(data, pl.DataFrame):
+        return data.lazy(), "polars"
+    if _is_pandas_frame(data):
+        frame = data if columns is None else data.loc[:, list(dict.fromkeys(columns))]
+        try:
+            converted = pl.from_pandas(frame, include_index=False)
+        except Exception as exc:  # mixed-type object columns and the like
+            raise InputTypeError(
+                f"`data` could not be converted from pandas to polars: {exc}. "
+                "Check that the outcome, score and grouping columns hold one type each."
+            ) from exc
+        return converted.lazy(), "pandas"
+    raise InputTypeError(
+        "`data` must be a pandas DataFrame, a polars DataFrame or a polars LazyFrame; "
+        f"got {type(data).__name__}"
+    )
+
+
+def column_names(data: Any) -> list[str]:
+    """Column names of a supported frame without materialising a LazyFrame."""
+    if isinstance(data, pl.LazyFrame):
+        return data.collect_schema().names()
+    if isinstance(data, pl.DataFrame):
+        return data.columns
+    if _is_pandas_frame(data):
+        return list(data.columns)
+    raise InputTypeError(
+        "`data` must be a pandas DataFrame, a polars DataFrame or a polars LazyFrame; "
+        f"got {type(data).__name__}"
+    )
+
+
+def to_caller(frame: pl.DataFrame, kind: FrameKind):
+    """Return ``frame`` as the caller's frame type (pandas in, pandas out)."""
+    if kind == "polars":
+        return frame
+    import pandas as pd
+
+    try:
+        return frame.to_pandas()
+    except ModuleNotFoundError:  # pyarrow absent: build column by column
+        return pd.DataFrame({name: frame[name].to_numpy() for name in frame.columns})

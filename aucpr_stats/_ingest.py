@@ -1,0 +1,224 @@
+"""Ingest: validate the data and build tie tables for all groups in one query.
+
+The data checks (missing values, infinite scores, outcome levels) and the tie
+table are planned as lazy polars queries and collected together with
+``polars.collect_all``, so a LazyFrame source is scanned once. Errors are
+raised after the collect, before any estimator runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+import polars as pl
+
+from . import _frames
+from ._ties import TieTable, tie_table_from_sorted
+from ._validate import ColumnSpec
+from .exceptions import InputError, InputTypeError, MissingValueError, OutcomeError
+
+__all__ = ["Ingested", "ingest"]
+
+_Y = "__aucpr_y"
+_S = "__aucpr_s"
+_G = "__aucpr_g"
+
+
+@attrs.frozen(eq=False)
+class Ingested:
+    """What every entry point needs after ingest.
+
+    Attributes
+    ----------
+    ties : TieTable
+        One segment per group, in the row order of ``keys``.
+    keys : polars.DataFrame
+        The group key columns (in ``by`` order, sorted ascending, nulls last)
+        and ``n_missing``, the rows dropped per group for missing values.
+        Ungrouped data has one row and only ``n_missing``.
+    spec : ColumnSpec
+    kind : {"pandas", "polars"}
+        The caller's frame type, for frames handed back.
+    """
+
+    ties: TieTable
+    keys: pl.DataFrame
+    spec: ColumnSpec
+    kind: str
+
+
+def _is_float(dtype: pl.DataType) -> bool:
+    return dtype.is_float()
+
+
+def _outcome_coding(spec: ColumnSpec, dtype: pl.DataType) -> tuple[pl.Expr, Any]:
+    """Expression that is True for positives, and the positive level it uses."""
+    col = pl.col(spec.outcome)
+    positive = spec.positive
+    if positive is None:
+        if dtype == pl.Boolean:
+            return col, True
+        if dtype.is_numeric():
+            return col == 1, 1
+        raise OutcomeError(
+            f"`outcome` column {spec.outcome!r} has type {dtype}; pass `positive=` to name the positive "
+            "level (outcomes without it must be boolean or 0/1)"
+        )
+    if dtype == pl.Boolean:
+        ok = isinstance(positive, (bool, np.bool_))
+    elif dtype.is_numeric():
+        ok = isinstance(positive, (int, float, np.number)) and not isinstance(positive, (bool, np.bool_))
+    elif dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum)):
+        ok = isinstance(positive, str)
+    else:
+        ok = True
+    if not ok:
+        raise OutcomeError(
+            f"`positive`={positive!r} ({type(positive).__name__}) cannot name a level of `outcome` "
+            f"column {spec.outcome!r}, which has type {dtype}"
+        )
+    return col == pl.lit(positive), positive
+
+
+def _example_rows(lf: pl.LazyFrame, mask: pl.Expr, limit: int = 5) -> list[int]:
+    """Row numbers (0-based) of the first rows where ``mask`` holds; only used for messages."""
+    rows = lf.with_row_index("__row").filter(mask).select("__row").head(limit).collect()
+    return rows["__row"].to_list()
+
+
+def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> Ingested:
+    """Validate ``data`` against ``spec`` and build the tie tables of all groups.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
+    spec : ColumnSpec
+        Validated column roles (names already checked to exist).
+    extra_columns : tuple of str
+        Further grouping columns appended after ``spec.by`` (e.g. a fold column).
+
+    Raises
+    ------
+    InputError, InputTypeError
+        Empty data, missing values (``missing="error"``), infinite scores,
+        non-numeric scores, outcomes that are not binary.
+    """
+    by = spec.by + tuple(c for c in extra_columns if c not in spec.by)
+    lf, kind = _frames.to_lazy(data, columns=[spec.outcome, spec.score, *by])
+    schema = lf.collect_schema()
+    y_type, s_type = schema[spec.outcome], schema[spec.score]
+
+    if not (s_type.is_numeric() or s_type == pl.Boolean):
+        raise InputTypeError(f"`score` column {spec.score!r} must be numeric; got type {s_type}")
+    coding, positive_level = _outcome_coding(spec, y_type)
+
+    y_missing = pl.col(spec.outcome).is_null()
+    if _is_float(y_type):
+        y_missing = y_missing | pl.col(spec.outcome).is_nan()
+    s_missing = pl.col(spec.score).is_null()
+    s_infinite = pl.lit(False)
+    if _is_float(s_type):
+        s_missing = s_missing | pl.col(spec.score).is_nan()
+        s_infinite = pl.col(spec.score).is_infinite()
+    row_missing = y_missing | s_missing
+
+    levels = pl.col(spec.outcome).filter(~y_missing)
+    stats_q = lf.select(
+        n_rows=pl.len(),
+        y_missing=y_missing.sum(),
+        s_missing=s_missing.sum(),
+        row_missing=row_missing.sum(),
+        s_infinite=s_infinite.sum(),
+        n_levels=levels.n_unique(),
+        levels=levels.unique().sort().head(12).implode(),
+        n_positive=coding.filter(~y_missing).sum(),
+    )
+
+    rows = lf.select(*by, coding.alias(_Y), pl.col(spec.score).cast(pl.Float64).alias(_S))
+    if spec.missing == "drop":
+        rows = rows.filter(pl.col(_Y).is_not_null() & pl.col(_S).is_not_null() & pl.col(_S).is_not_nan())
+    sorted_q = rows.sort([*by, _S], descending=[False] * len(by) + [True], nulls_last=True)
+    if by:
+        sorted_q = sorted_q.select(pl.struct(by).rle_id().alias(_G), _S, _Y)
+        keys_q = (
+            lf.group_by(by)
+            .agg(n_missing=row_missing.sum(), n_rows=pl.len())
+            .sort(by, nulls_last=True)
+        )
+    else:
+        sorted_q = sorted_q.select(pl.lit(0, dtype=pl.UInt32).alias(_G), _S, _Y)
+        keys_q = lf.select(n_missing=row_missing.sum(), n_rows=pl.len())
+
+    stats, keys, sorted_rows = pl.collect_all([stats_q, keys_q, sorted_q])
+    _check_stats(stats.row(0, named=True), spec, lf, positive_level, s_infinite, y_missing, s_missing)
+
+    keys = keys.with_columns(pl.col("n_missing").cast(pl.Int64))
+    kept = (keys["n_rows"] - keys["n_missing"]).to_numpy() if spec.missing == "drop" else keys["n_rows"].to_numpy()
+    present = np.flatnonzero(kept > 0)
+    group = sorted_rows[_G].to_numpy()
+    n_runs = int(group[-1]) + 1 if group.size else 0
+    if n_runs != present.size:  # pragma: no cover - internal consistency
+        raise RuntimeError("internal error: group ordering of the key and row queries disagree")
+    ties = tie_table_from_sorted(
+        present[group] if by else group.astype(np.int64),
+        sorted_rows[_S].to_numpy(),
+        sorted_rows[_Y].to_numpy(),
+        n_groups=keys.height,
+    )
+    return Ingested(ties=ties, keys=keys.drop("n_rows"), spec=spec, kind=kind)
+
+
+def _check_stats(stats: dict, spec: ColumnSpec, lf: pl.LazyFrame, positive_level: Any,
+                 s_infinite: pl.Expr, y_missing: pl.Expr, s_missing: pl.Expr) -> None:
+    """Raise the first applicable input error, naming column, problem and row count."""
+    n_rows = stats["n_rows"]
+    if n_rows == 0:
+        raise InputError("`data` has no rows")
+    if stats["s_infinite"]:
+        count = stats["s_infinite"]
+        examples = _example_rows(lf, s_infinite)
+        raise InputError(
+            f"`score` column {spec.score!r} has {count} infinite value{'s' * (count != 1)} "
+            f"(first rows: {examples}); scores must be finite"
+        )
+    if stats["row_missing"]:
+        if spec.missing == "error":
+            parts = []
+            if stats["y_missing"]:
+                parts.append(f"`outcome` column {spec.outcome!r}: {stats['y_missing']}")
+            if stats["s_missing"]:
+                parts.append(f"`score` column {spec.score!r}: {stats['s_missing']}")
+            examples = _example_rows(lf, y_missing | s_missing)
+            raise MissingValueError(
+                f"{stats['row_missing']} of {n_rows} rows have a missing (null or NaN) outcome or score "
+                f"({'; '.join(parts)}; first rows: {examples}). Pass missing='drop' to drop them; "
+                "the result then records how many were dropped per group"
+            )
+        if stats["row_missing"] == n_rows:
+            raise InputError(f"`data` has no rows left after dropping {n_rows} rows with missing values")
+
+    levels = list(stats["levels"])
+    n_levels = stats["n_levels"]
+    shown = f"{levels}{' ...' if n_levels > len(levels) else ''}"
+    if spec.positive is not None and stats["n_positive"] == 0:
+        raise OutcomeError(
+            f"`positive`={spec.positive!r} does not occur in `outcome` column {spec.outcome!r}; "
+            f"its levels are {shown}"
+        )
+    if n_levels < 2:
+        raise OutcomeError(
+            f"`outcome` column {spec.outcome!r} has a single level {shown}; "
+            "an AUC needs both positives and negatives"
+        )
+    if spec.positive is None and n_levels > 2:
+        raise OutcomeError(
+            f"`outcome` column {spec.outcome!r} has {n_levels} levels {shown}; "
+            "pass `positive=` to name the positive level (all others are negative)"
+        )
+    if spec.positive is None and not set(levels) <= {0, 1, True, False}:
+        raise OutcomeError(
+            f"`outcome` column {spec.outcome!r} has levels {shown}, not 0/1; "
+            "pass `positive=` to name the positive level"
+        )

@@ -1,0 +1,181 @@
+"""The tie table: the one data structure every statistic here is computed from.
+
+For each group (a *segment*), the tie table lists the distinct score values in
+descending order with the number of positives and negatives at each value
+(Radcliffe 2013's triples). Cumulative sums of the counts give the true and
+false positives at every threshold that does not split a tie, so every
+estimator is a function of the table alone and costs O(distinct scores).
+
+All segments live in flat arrays with an ``offsets`` vector (CSR layout), so
+one numpy call serves every group at once: there is no Python loop per group.
+The same layout carries bootstrap replicates (one segment per group and
+replicate) and cross-validation folds.
+
+Rows whose positive and negative counts are both zero may occur (a bootstrap
+replicate that drew no row at a score); they are not thresholds, and every
+kernel either tolerates them or calls :meth:`TieTable.compact` first.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+__all__ = ["TieTable", "tie_table_from_sorted"]
+
+
+def _as_int64(values) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
+@attrs.frozen(eq=False)
+class TieTable:
+    """Distinct scores per segment, descending, with positive and negative counts.
+
+    Attributes
+    ----------
+    score : ndarray of float64, shape (n_rows,)
+        Distinct score values, strictly descending within each segment.
+    pos, neg : ndarray of int64, shape (n_rows,)
+        Number of positives / negatives whose score equals ``score``.
+    offsets : ndarray of int64, shape (n_segments + 1,)
+        Segment ``k`` occupies rows ``offsets[k]:offsets[k+1]``. Empty
+        segments (no rows) are allowed.
+    """
+
+    score: np.ndarray = attrs.field(converter=lambda a: np.ascontiguousarray(a, dtype=np.float64))
+    pos: np.ndarray = attrs.field(converter=_as_int64)
+    neg: np.ndarray = attrs.field(converter=_as_int64)
+    offsets: np.ndarray = attrs.field(converter=_as_int64)
+
+    def __attrs_post_init__(self) -> None:
+        n = self.score.shape[0]
+        if self.pos.shape != (n,) or self.neg.shape != (n,):
+            raise ValueError("`score`, `pos` and `neg` must be 1-D arrays of one length")
+        if self.offsets.ndim != 1 or self.offsets.size < 1 or self.offsets[0] != 0 or self.offsets[-1] != n:
+            raise ValueError("`offsets` must start at 0 and end at the number of rows")
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n_segments(self) -> int:
+        """Number of segments (groups, or group x replicate)."""
+        return self.offsets.size - 1
+
+    @property
+    def n_rows(self) -> int:
+        """Total number of tie rows over all segments."""
+        return self.score.shape[0]
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Number of tie rows in each segment."""
+        return np.diff(self.offsets)
+
+    def segment_ids(self) -> np.ndarray:
+        """Segment index of every row, shape (n_rows,)."""
+        return np.repeat(np.arange(self.n_segments, dtype=np.int64), self.lengths)
+
+    # ------------------------------------------------------- segmented sums
+    def segment_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum of ``values`` (one per row) within each segment; 0 for empty segments."""
+        values = np.asarray(values)
+        acc = np.zeros(self.n_rows + 1, dtype=np.result_type(values.dtype, np.int64))
+        np.cumsum(values, out=acc[1:])
+        return acc[self.offsets[1:]] - acc[self.offsets[:-1]]
+
+    def segment_cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive cumulative sum of ``values`` restarting at each segment."""
+        values = np.asarray(values)
+        total = np.cumsum(values)
+        before = np.zeros(self.n_segments, dtype=total.dtype)
+        starts = self.offsets[:-1]
+        nonempty = starts < self.offsets[1:]
+        before[nonempty] = total[starts[nonempty]] - values[starts[nonempty]]
+        return total - np.repeat(before, self.lengths)
+
+    @property
+    def n_pos(self) -> np.ndarray:
+        """Positives per segment."""
+        return self.segment_sum(self.pos)
+
+    @property
+    def n_neg(self) -> np.ndarray:
+        """Negatives per segment."""
+        return self.segment_sum(self.neg)
+
+    def tp(self) -> np.ndarray:
+        """True positives at the threshold just below each row's score (ties kept together)."""
+        return self.segment_cumsum(self.pos)
+
+    def fp(self) -> np.ndarray:
+        """False positives at the threshold just below each row's score."""
+        return self.segment_cumsum(self.neg)
+
+    # ---------------------------------------------------------- reshaping
+    def compact(self) -> "TieTable":
+        """Drop rows whose positive and negative counts are both zero."""
+        keep = (self.pos + self.neg) > 0
+        if keep.all():
+            return self
+        kept_per_segment = self.segment_sum(keep.astype(np.int64))
+        offsets = np.zeros(self.n_segments + 1, dtype=np.int64)
+        np.cumsum(kept_per_segment, out=offsets[1:])
+        return TieTable(self.score[keep], self.pos[keep], self.neg[keep], offsets)
+
+    def take(self, segments) -> "TieTable":
+        """A new table holding only the given segments, in the given order."""
+        segments = np.asarray(segments, dtype=np.int64)
+        starts = self.offsets[:-1][segments]
+        lengths = self.lengths[segments]
+        offsets = np.zeros(segments.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        # row index = segment start + position within the segment
+        within = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+        rows = np.repeat(starts, lengths) + within
+        return TieTable(self.score[rows], self.pos[rows], self.neg[rows], offsets)
+
+    def with_counts(self, pos: np.ndarray, neg: np.ndarray) -> "TieTable":
+        """The same scores and segments with new counts (e.g. a bootstrap draw)."""
+        return TieTable(self.score, pos, neg, self.offsets)
+
+    def segment(self, k: int) -> "TieTable":
+        """Segment ``k`` alone, as a one-segment table."""
+        return self.take([k])
+
+
+def tie_table_from_sorted(group: np.ndarray, score: np.ndarray, positive: np.ndarray,
+                          n_groups: int) -> TieTable:
+    """Build the tie table from rows already sorted by group, then score descending.
+
+    Parameters
+    ----------
+    group : ndarray of int, shape (n,)
+        Group index of each row, non-decreasing, in ``[0, n_groups)``.
+    score : ndarray of float64, shape (n,)
+        Scores, descending within each group.
+    positive : ndarray of bool, shape (n,)
+        Outcome of each row.
+    n_groups : int
+        Number of groups; groups with no rows become empty segments.
+
+    Returns
+    -------
+    TieTable
+        One segment per group. This is a single O(n) pass: a run starts where
+        the group or the score changes, and counts are summed per run.
+    """
+    n = score.shape[0]
+    if n == 0:
+        return TieTable(np.empty(0), np.empty(0), np.empty(0), np.zeros(n_groups + 1))
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(score[1:], score[:-1], out=new_run[1:])
+    new_run[1:] |= group[1:] != group[:-1]
+    starts = np.flatnonzero(new_run)
+    pos = np.add.reduceat(positive.astype(np.int64, copy=False), starts)
+    size = np.diff(np.append(starts, n))
+    run_group = group[starts]
+    per_group = np.bincount(run_group, minlength=n_groups)
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(per_group, out=offsets[1:])
+    return TieTable(score[starts], pos, size - pos, offsets)

@@ -1,0 +1,111 @@
+"""Input validation at the boundary: one function per public entry point.
+
+Each ``*_iv`` function checks and normalises the arguments of one public
+function and returns clean values; nothing deeper re-checks them. Wrong types
+raise :class:`~aucpr_stats.exceptions.InputTypeError` (a ``TypeError``), wrong
+values :class:`~aucpr_stats.exceptions.InputError` (a ``ValueError``), and the
+message names the argument in backticks and shows what was received.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import attrs
+
+from . import _frames
+from .exceptions import ColumnNotFoundError, InputError, InputTypeError
+
+__all__ = ["ColumnSpec", "column_spec_iv", "choice_iv", "names_iv", "level_iv"]
+
+MISSING_POLICIES = ("error", "drop")
+
+
+@attrs.frozen
+class ColumnSpec:
+    """Validated column roles for an entry point taking (data, outcome, score, by)."""
+
+    outcome: str
+    score: str
+    by: tuple[str, ...]
+    positive: Any
+    missing: str
+
+
+def _available(names: Sequence[str]) -> str:
+    shown = list(names[:30])
+    more = f" ... and {len(names) - 30} more" if len(names) > 30 else ""
+    return f"{shown}{more}"
+
+
+def _column_name(value: Any, argument: str) -> str:
+    if not isinstance(value, str):
+        raise InputTypeError(f"`{argument}` must be a column name (str); got {value!r} of type {type(value).__name__}")
+    return value
+
+
+def names_iv(value: Any, argument: str, *, allow_none: bool = True) -> tuple[str, ...]:
+    """Normalise None / a column name / a list of names to a tuple of names."""
+    if value is None:
+        if allow_none:
+            return ()
+        raise InputTypeError(f"`{argument}` is required; got None")
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Iterable):
+        names = tuple(_column_name(v, argument) for v in value)
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise InputError(f"`{argument}` names a column more than once: {dupes}")
+        return names
+    raise InputTypeError(
+        f"`{argument}` must be None, a column name or a list of column names; got {type(value).__name__}"
+    )
+
+
+def columns_exist(data: Any, roles: dict[str, Sequence[str]]) -> list[str]:
+    """Check every named column exists; return the data's column names."""
+    available = _frames.column_names(data)
+    present = set(available)
+    for argument, names in roles.items():
+        for name in names:
+            if name not in present:
+                raise ColumnNotFoundError(
+                    f"column {name!r} given as `{argument}` is not in `data`; "
+                    f"available columns: {_available(available)}"
+                )
+    return available
+
+
+def choice_iv(value: Any, argument: str, choices: Sequence[str]) -> str:
+    """A string that must be one of ``choices``."""
+    if not isinstance(value, str):
+        raise InputTypeError(f"`{argument}` must be a string, one of {list(choices)}; got {value!r}")
+    if value not in choices:
+        raise InputError(f"`{argument}` must be one of {list(choices)}; got {value!r}")
+    return value
+
+
+def level_iv(level: Any) -> float:
+    """A confidence level strictly between 0 and 1."""
+    if isinstance(level, bool) or not isinstance(level, (int, float)):
+        raise InputTypeError(f"`level` must be a number between 0 and 1; got {level!r}")
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise InputError(f"`level` must be strictly between 0 and 1; got {level!r}")
+    return level
+
+
+def column_spec_iv(data: Any, outcome: Any, score: Any, by: Any, positive: Any, missing: Any) -> ColumnSpec:
+    """Validate the column arguments shared by ``aucpr``, ``auroc`` and friends."""
+    outcome = _column_name(outcome, "outcome")
+    score = _column_name(score, "score")
+    by_names = names_iv(by, "by")
+    missing = choice_iv(missing, "missing", MISSING_POLICIES)
+    if outcome == score:
+        raise InputError(f"`outcome` and `score` name the same column {outcome!r}")
+    for name in by_names:
+        if name in (outcome, score):
+            raise InputError(f"`by` must not contain the outcome or score column; got {name!r}")
+    columns_exist(data, {"outcome": [outcome], "score": [score], "by": by_names})
+    return ColumnSpec(outcome=outcome, score=score, by=by_names, positive=positive, missing=missing)

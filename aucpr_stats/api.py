@@ -1,0 +1,125 @@
+"""Public entry points that take a data frame and column names."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from . import _engine, _validate
+from ._ingest import ingest
+from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
+from .exceptions import InputError, InputTypeError
+from .results import AucprResult
+
+__all__ = ["aucpr"]
+
+
+def estimators_iv(estimator: Any, registry: dict, argument: str = "estimator") -> tuple[str, ...]:
+    """Normalise ``estimator`` (a name, a list of names, or ``"all"``) to a tuple of names."""
+    choices = list(registry)
+    if isinstance(estimator, str):
+        if estimator == "all":
+            return tuple(choices)
+        names: Sequence[Any] = [estimator]
+    elif isinstance(estimator, (list, tuple)):
+        names = estimator
+        if not names:
+            raise InputError(f"`{argument}` must name at least one estimator; got an empty list")
+    else:
+        raise InputTypeError(
+            f"`{argument}` must be a name, a list of names or 'all'; got {type(estimator).__name__}"
+        )
+    for name in names:
+        if name not in registry:
+            raise InputError(f"`{argument}` must be one of {choices} or 'all'; got {name!r}")
+    return tuple(dict.fromkeys(names))
+
+
+def aucpr(
+    data: Any,
+    outcome: str,
+    score: str,
+    by: str | Sequence[str] | None = None,
+    *,
+    estimator: str | Sequence[str] = DEFAULT_PR_ESTIMATOR,
+    positive: Any = None,
+    missing: str = "error",
+) -> AucprResult:
+    """Area under the precision-recall curve, per group.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
+        One row per case.
+    outcome : str
+        Binary outcome column: boolean, 0/1, or any column with ``positive=``
+        naming the positive level (all other levels are negative).
+    score : str
+        Numeric score column; larger values predict the positive class.
+    by : str or list of str, optional
+        Grouping columns; one estimate per combination of their values.
+    estimator : str, list of str or "all"
+        AUCPR estimator(s), see :data:`aucpr_stats.estimators.PR_ESTIMATORS`.
+    positive : scalar, optional
+        The positive level of ``outcome``. Required unless ``outcome`` is
+        boolean or 0/1.
+    missing : {"error", "drop"}
+        Rows with a null or NaN outcome or score raise an error (default), or
+        are dropped and counted per group in the ``n_missing`` column.
+
+    Returns
+    -------
+    AucprResult
+        ``.to_frame()``, ``.summary()``, ``.conf_int()``; ``.estimate`` when
+        ungrouped with one estimator.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        A named column is not in ``data``.
+    InputTypeError
+        ``data`` is not a supported frame, or ``score`` is not numeric.
+    MissingValueError
+        Missing values with ``missing="error"``.
+    OutcomeError
+        ``outcome`` is not binary or ``positive`` is absent.
+    InputError
+        Empty data, infinite scores, unknown estimator.
+
+    Warns
+    -----
+    DegenerateGroupWarning
+        Some groups have no positives or no negatives; their estimate is NaN
+        and their ``note`` says why. The other groups are computed normally.
+
+    References
+    ----------
+    Boyd, K., Eng, K. H., Page, C. D. (2013). Area under the precision-recall
+    curve: point estimates and confidence intervals. ECML PKDD.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from aucpr_stats import aucpr
+    >>> df = pl.DataFrame({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.8, 0.7, 0.2, 0.1]})
+    >>> round(aucpr(df, "y", "s", estimator="average_precision").estimate, 4)
+    0.7556
+    """
+    spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing)
+    names = estimators_iv(estimator, PR_ESTIMATORS)
+    ingested = ingest(data, spec)
+    ties = ingested.ties
+    estimates = _engine.evaluate(ties, PR_ESTIMATORS, names)
+    notes = _engine.group_notes(ties.n_pos, ties.n_neg)
+    _engine.warn_degenerate(ingested.keys, spec.by, notes)
+    return AucprResult(
+        ties=ties,
+        keys=ingested.keys,
+        by=spec.by,
+        estimators=names,
+        estimates=estimates,
+        notes=tuple(notes),
+        frame_kind=ingested.kind,
+        outcome=spec.outcome,
+        score=spec.score,
+        options={"positive": positive, "missing": missing},
+    )

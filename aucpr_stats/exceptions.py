@@ -1,0 +1,50 @@
+"""Exceptions and warnings raised by aucpr_stats.
+
+Every error about user input subclasses :class:`ValueError` or :class:`TypeError`
+so that callers who catch the built-in types keep working, and every message
+names the offending argument (in backticks) or column and what was received.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InputError",
+    "InputTypeError",
+    "ColumnNotFoundError",
+    "MissingValueError",
+    "OutcomeError",
+    "DegenerateGroupWarning",
+]
+
+
+class InputError(ValueError):
+    """An argument or a column has a value the computation cannot use."""
+
+
+class InputTypeError(TypeError):
+    """An argument or a column has the wrong type."""
+
+
+class ColumnNotFoundError(InputError, KeyError):
+    """A column named by an argument is not in the data.
+
+    Subclasses both :class:`ValueError` (via :class:`InputError`) and
+    :class:`KeyError`, so ``except KeyError`` keeps working as for pandas.
+    """
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class MissingValueError(InputError):
+    """The outcome or score column holds missing values (null or NaN)."""
+
+
+class OutcomeError(InputError):
+    """The outcome column cannot be read as a binary outcome."""
+
+
+class DegenerateGroupWarning(UserWarning):
+    """Some groups have no positives or no negatives; their estimate is NaN."""
+
+

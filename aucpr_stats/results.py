@@ -1,0 +1,181 @@
+"""Typed, immutable result objects that compute intervals on request.
+
+Results keep the tie tables, so ``.conf_int()`` needs no raw data: the
+scipy.stats pattern of small result objects with methods (STYLE.md, item 1).
+Frames come back in the caller's type (pandas in, pandas out).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Sequence
+
+import attrs
+import numpy as np
+import polars as pl
+
+from . import _frames
+from ._format import text_table
+from ._ties import TieTable
+
+__all__ = ["EstimateResult", "AucprResult"]
+
+
+@attrs.frozen(eq=False, repr=False)
+class EstimateResult:
+    """Per-group point estimates of one metric, with the tie tables behind them.
+
+    Attributes
+    ----------
+    ties : TieTable
+        One segment per group, in the row order of ``keys``.
+    keys : polars.DataFrame
+        Group key columns (``by`` order) and ``n_missing``.
+    by : tuple of str
+        Grouping columns (empty when ungrouped).
+    estimators : tuple of str
+        Estimator names, one column of ``estimates`` each.
+    estimates : ndarray, shape (n_groups, n_estimators)
+        NaN for groups without both classes.
+    notes : tuple
+        Per group, why the estimate is NaN (``"no positives"`` ...), or None.
+    frame_kind : {"pandas", "polars"}
+        The caller's frame type; frames are returned in it.
+    outcome, score : str
+        Column names, for labels.
+    options : dict
+        Arguments of the call that later computations reuse (e.g. ``positive``).
+    """
+
+    metric: ClassVar[str] = "estimate"
+    metric_label: ClassVar[str] = "Estimate"
+
+    ties: TieTable
+    keys: pl.DataFrame
+    by: tuple[str, ...]
+    estimators: tuple[str, ...]
+    estimates: np.ndarray
+    notes: tuple
+    frame_kind: str
+    outcome: str
+    score: str
+    options: dict = attrs.field(factory=dict)
+
+    # ------------------------------------------------------------ counts
+    @property
+    def n_groups(self) -> int:
+        """Number of groups (1 when ungrouped)."""
+        return self.ties.n_segments
+
+    @property
+    def n_pos(self) -> np.ndarray:
+        """Positives per group."""
+        return self.ties.n_pos
+
+    @property
+    def n_neg(self) -> np.ndarray:
+        """Negatives per group."""
+        return self.ties.n_neg
+
+    @property
+    def estimate(self) -> float:
+        """The estimate as a float, for an ungrouped result with one estimator."""
+        if self.by:
+            raise AttributeError(
+                f"`.estimate` is defined for ungrouped results; this one is grouped by {list(self.by)}: "
+                "use `.to_frame()`"
+            )
+        if len(self.estimators) != 1:
+            raise AttributeError(
+                f"`.estimate` needs a single estimator; this result has {list(self.estimators)}: "
+                "use `.to_frame()`"
+            )
+        return float(self.estimates[0, 0])
+
+    # ------------------------------------------------------------ frames
+    def _key_columns(self, group_index: np.ndarray) -> pl.DataFrame:
+        """Key columns repeated to match ``group_index`` (empty frame when ungrouped)."""
+        if not self.by:
+            return pl.DataFrame()
+        return self.keys.select(self.by)[group_index.tolist()] if group_index.size else self.keys.select(self.by).clear()
+
+    def _long_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """(group index, estimator index) of each long-format row, group-major."""
+        n_est = len(self.estimators)
+        groups = np.repeat(np.arange(self.n_groups), n_est)
+        ests = np.tile(np.arange(n_est), self.n_groups)
+        return groups, ests
+
+    def _frame_polars(self) -> pl.DataFrame:
+        groups, ests = self._long_index()
+        n_pos, n_neg = self.n_pos[groups], self.n_neg[groups]
+        total = n_pos + n_neg
+        with np.errstate(invalid="ignore", divide="ignore"):
+            prevalence = np.where(total > 0, n_pos / np.maximum(total, 1), np.nan)
+        body = pl.DataFrame(
+            {
+                "estimator": np.asarray(self.estimators, dtype=object)[ests].tolist(),
+                "estimate": self.estimates[groups, ests],
+                "n_pos": n_pos,
+                "n_neg": n_neg,
+                "prevalence": prevalence,
+                "note": pl.Series([self.notes[g] for g in groups], dtype=pl.String),
+                "n_missing": self.keys["n_missing"].to_numpy()[groups],
+            }
+        )
+        return pl.concat([self._key_columns(groups), body], how="horizontal") if self.by else body
+
+    def to_frame(self):
+        """One row per group and estimator, in the caller's frame type.
+
+        Columns: the group keys (in ``by`` order), ``estimator``, ``estimate``,
+        ``n_pos``, ``n_neg``, ``prevalence``, ``note`` (why an estimate is NaN),
+        ``n_missing`` (rows dropped for missing values with ``missing="drop"``).
+        """
+        return _frames.to_caller(self._frame_polars(), self.frame_kind)
+
+    def summary(self, digits: int = 4) -> str:
+        """A readable text table of the estimates, with a title line."""
+        frame = self._frame_polars()
+        if frame["n_missing"].sum() == 0:
+            frame = frame.drop("n_missing")
+        if frame["note"].null_count() == frame.height:
+            frame = frame.drop("note")
+        grouping = f", by {list(self.by)}" if self.by else ""
+        title = f"{self.metric_label} of {self.score!r} for outcome {self.outcome!r}{grouping}"
+        return f"{title}\n{text_table(frame, digits=digits)}"
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        if not self.by and len(self.estimators) == 1:
+            return (
+                f"{name}({self.estimators[0]}={self.estimates[0, 0]:.4f}, "
+                f"n_pos={int(self.n_pos[0])}, n_neg={int(self.n_neg[0])})"
+            )
+        return (
+            f"{name}(estimators={list(self.estimators)}, by={list(self.by)}, groups={self.n_groups}, "
+            f"n_pos={int(self.n_pos.sum())}, n_neg={int(self.n_neg.sum())})"
+        )
+
+    __str__ = summary
+
+
+@attrs.frozen(eq=False, repr=False)
+class AucprResult(EstimateResult):
+    """Area under the precision-recall curve per group and estimator.
+
+    Returned by :func:`aucpr_stats.aucpr`. Use ``.to_frame()`` for the table,
+    ``.summary()`` for text, ``.estimate`` for an ungrouped single estimate,
+    and ``.conf_int(method=...)`` for confidence intervals.
+    """
+
+    metric: ClassVar[str] = "aucpr"
+    metric_label: ClassVar[str] = "AUCPR"
+
+    def conf_int(self, method: str | Sequence[str] = "logit", level: float = 0.95, **options: Any):
+        """Confidence intervals for every group and estimator.
+
+        See :mod:`aucpr_stats.intervals` for the methods and their options.
+        """
+        from .intervals import pr_conf_int
+
+        return pr_conf_int(self, method=method, level=level, **options)

@@ -1,0 +1,44 @@
+"""Shared fixtures: every frame-facing test runs on pandas, polars and LazyFrame input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+FRAME_KINDS = ("pandas", "polars", "lazy")
+
+
+def make_frame(columns: dict, kind: str):
+    """Build the same data as a pandas DataFrame, polars DataFrame or LazyFrame."""
+    if kind == "pandas":
+        return pd.DataFrame(columns)
+    frame = pl.DataFrame(columns)
+    return frame.lazy() if kind == "lazy" else frame
+
+
+def result_frame_type(kind: str):
+    return pd.DataFrame if kind == "pandas" else pl.DataFrame
+
+
+def as_polars(frame) -> pl.DataFrame:
+    return pl.from_pandas(frame, nan_to_null=False) if isinstance(frame, pd.DataFrame) else frame
+
+
+@pytest.fixture(params=FRAME_KINDS)
+def frame_kind(request) -> str:
+    return request.param
+
+
+def random_scores(rng: np.random.Generator, n: int, prevalence: float = 0.3, ties: bool = False):
+    """Outcome and score arrays with a real signal; ``ties`` rounds scores to create many ties."""
+    y = rng.random(n) < prevalence
+    if not y.any():
+        y[0] = True
+    if y.all():
+        y[0] = False
+    s = rng.normal(size=n) + 0.8 * y
+    if ties:
+        s = np.round(s, 0)
+    return y, s

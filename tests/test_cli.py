@@ -16,7 +16,8 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "synthetic_cohort.csv"
 
 
 def test_per_group_table_on_shipped_data(capsys):
-    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--by", "site"]) == 0
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--by", "site",
+                 "--estimator", "average_precision"]) == 0
     out = capsys.readouterr().out.splitlines()
     frame = pl.read_csv(DATA)
     rows = {line.split()[0]: line.split() for line in out[3:]}

@@ -17,7 +17,7 @@ from . import _frames
 from ._format import text_table
 from ._ties import TieTable
 
-__all__ = ["EstimateResult", "AucprResult"]
+__all__ = ["EstimateResult", "AucprResult", "AurocResult"]
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -179,3 +179,27 @@ class AucprResult(EstimateResult):
         from .intervals import pr_conf_int
 
         return pr_conf_int(self, method=method, level=level, **options)
+
+
+@attrs.frozen(eq=False, repr=False)
+class AurocResult(EstimateResult):
+    """Area under the ROC curve (A', ties counted one half) per group.
+
+    Returned by :func:`aucpr_stats.auroc`. Use ``.to_frame()`` for the table,
+    ``.summary()`` for text, ``.estimate`` for an ungrouped single estimate,
+    and ``.conf_int(method=...)`` for confidence intervals (``"delong"``,
+    ``"logit"``, ``"hanley_mcneil"``, ``"bootstrap"``).
+    """
+
+    metric: ClassVar[str] = "auroc"
+    metric_label: ClassVar[str] = "AUROC"
+
+    def conf_int(self, method: str | Sequence[str] = "delong", level: float = 0.95, **options: Any):
+        """Confidence intervals for every group.
+
+        See :func:`aucpr_stats.intervals.roc.roc_conf_int` for the methods and
+        their options.
+        """
+        from .intervals.roc import roc_conf_int
+
+        return roc_conf_int(self, method=method, level=level, **options)

@@ -47,7 +47,10 @@ def to_lazy(data: Any, columns: list[str] | None = None) -> tuple[pl.LazyFrame, 
     if _is_pandas_frame(data):
         frame = data if columns is None else data.loc[:, list(dict.fromkeys(columns))]
         try:
-            converted = pl.from_pandas(frame, include_index=False)
+            try:
+                converted = pl.from_pandas(frame, include_index=False)
+            except ImportError:  # pyarrow absent and an extension dtype present
+                converted = pl.DataFrame([_series_without_pyarrow(str(c), frame[c]) for c in frame.columns])
         except Exception as exc:  # mixed-type object columns and the like
             raise InputTypeError(
                 f"`data` could not be converted from pandas to polars: {exc}. "
@@ -58,6 +61,37 @@ def to_lazy(data: Any, columns: list[str] | None = None) -> tuple[pl.LazyFrame, 
         "`data` must be a pandas DataFrame, a polars DataFrame or a polars LazyFrame; "
         f"got {type(data).__name__}"
     )
+
+
+def _series_without_pyarrow(name: str, series) -> pl.Series:
+    """Convert one pandas column to polars without pyarrow.
+
+    Plain numpy-backed columns convert directly; nullable extension dtypes
+    (``Int64``, ``boolean``, ``Float64``), pandas 3's default ``str`` dtype and
+    categoricals go through numpy with their missing-value mask.
+    """
+    import pandas as pd
+
+    try:
+        return pl.from_pandas(series).rename(name)
+    except ImportError:
+        pass
+    missing = series.isna().to_numpy()
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = _series_without_pyarrow(name, pd.Series(dtype.categories))
+        codes = pl.Series(series.cat.codes.to_numpy().astype("int64"))
+        codes = codes.scatter(missing.nonzero()[0], None) if missing.any() else codes
+        return categories.gather(codes).rename(name)
+    if pd.api.types.is_bool_dtype(dtype):
+        values = pl.Series(name, series.to_numpy(dtype=bool, na_value=False))
+    elif pd.api.types.is_integer_dtype(dtype):
+        values = pl.Series(name, series.to_numpy(dtype="int64", na_value=0))
+    elif pd.api.types.is_float_dtype(dtype):
+        values = pl.Series(name, series.to_numpy(dtype="float64", na_value=float("nan")))
+    else:
+        values = pl.Series(name, series.to_numpy(dtype=object, na_value=None))
+    return values.scatter(missing.nonzero()[0], None) if missing.any() else values
 
 
 def column_names(data: Any) -> list[str]:

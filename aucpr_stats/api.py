@@ -201,7 +201,7 @@ def auroc(
     Examples
     --------
     >>> import polars as pl
-    >>> from aucpr_stats import auroc
+    >>> from aucpr_stats.api import auroc
     >>> df = pl.DataFrame({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.8, 0.7, 0.7, 0.1]})
     >>> auroc(df, "y", "s").estimate  # positives beat (2 + 1/2 + 0) of 2 negatives each
     0.4166666666666667

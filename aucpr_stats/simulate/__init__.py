@@ -1,0 +1,21 @@
+"""Simulation with a known truth: Boyd, Eng & Page (2013), section 4.
+
+:data:`SCENARIOS` holds the paper's three scenarios (binormal, bibeta, offset
+uniform) with their true PR curves and true areas; :func:`bias_study` and
+:func:`coverage_study` rerun the paper's bias-ratio and coverage experiments
+for any sample sizes, prevalences, estimators and interval methods.
+"""
+
+from __future__ import annotations
+
+from .scenarios import SCENARIOS, Bibeta, Binormal, OffsetUniform, Scenario, class_counts, get_scenario
+
+__all__ = [
+    "SCENARIOS",
+    "Scenario",
+    "Binormal",
+    "Bibeta",
+    "OffsetUniform",
+    "class_counts",
+    "get_scenario",
+]

@@ -1,0 +1,376 @@
+"""The three simulation scenarios of Boyd, Eng & Page (2013), section 4, with their truth.
+
+Each scenario is a pair of continuous score distributions: ``X`` for the
+negatives and ``Y`` for the positives. Because both distributions are known,
+so is the true precision-recall curve and the true area under it (Eq. 2),
+which is what makes the bias and coverage studies of :mod:`.studies` possible.
+
+The true curve is parametrised by recall. At threshold ``c`` the recall is
+``r = P(Y > c)``, so ``c = S_Y^{-1}(r)`` and the false positive rate at that
+recall is ``s(r) = S_X(S_Y^{-1}(r))`` (the ROC curve read sideways). Bayes'
+rule then gives the precision (Boyd et al., section 2):
+
+.. math:: Prec(r) = \\frac{\\pi r}{\\pi r + (1 - \\pi) s(r)},
+
+and Eq. (2) becomes an integral over recall, because ``dP(Y <= c) = -dr``:
+
+.. math:: \\theta = \\int_0^1 Prec(r)\\,dr.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import attrs
+import numpy as np
+import polars as pl
+from scipy import integrate, special
+
+from ..exceptions import InputError, InputTypeError
+
+__all__ = [
+    "Scenario",
+    "Binormal",
+    "Bibeta",
+    "OffsetUniform",
+    "SCENARIOS",
+    "get_scenario",
+    "class_counts",
+]
+
+#: Tolerances handed to :func:`scipy.integrate.quad`: far below the 1e-8 target.
+_QUAD_OPTIONS = {"epsabs": 1e-13, "epsrel": 1e-12, "limit": 500}
+
+
+def _prevalence_iv(prevalence: Any) -> float:
+    if isinstance(prevalence, bool) or not isinstance(prevalence, (int, float, np.integer, np.floating)):
+        raise InputTypeError(f"`prevalence` must be a number in (0, 1); got {prevalence!r}")
+    prevalence = float(prevalence)
+    if not 0.0 < prevalence < 1.0:
+        raise InputError(f"`prevalence` must be in (0, 1); got {prevalence!r}")
+    return prevalence
+
+
+def _count_iv(value: Any, argument: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InputTypeError(f"`{argument}` must be an integer; got {value!r} of type {type(value).__name__}")
+    if value < minimum:
+        raise InputError(f"`{argument}` must be at least {minimum}; got {value!r}")
+    return int(value)
+
+
+def class_counts(n_total: int, prevalence: float) -> tuple[int, int]:
+    """Fixed numbers of positives and negatives for a simulated data set.
+
+    Boyd et al. (section 4.1) fix the class counts rather than drawing them:
+    "at n + m = 100 there are n = 10 values of Y" for pi = 0.1. We use
+    ``n_pos = floor(prevalence * n_total + 1/2)`` (round half up), so the
+    skew of every simulated data set is as close to ``prevalence`` as the
+    integers allow, and ``n_neg = n_total - n_pos``.
+
+    Raises
+    ------
+    InputError
+        When the rounding leaves a class empty (e.g. ``n_total=5``,
+        ``prevalence=0.05``): no AUCPR is defined without both classes.
+    """
+    n_total = _count_iv(n_total, "n_total", 2)
+    prevalence = _prevalence_iv(prevalence)
+    n_pos = int(math.floor(prevalence * n_total + 0.5))
+    n_neg = n_total - n_pos
+    if n_pos < 1 or n_neg < 1:
+        raise InputError(
+            f"`n_total`={n_total} with `prevalence`={prevalence} gives {n_pos} positives and {n_neg} negatives; "
+            "both classes need at least one example"
+        )
+    return n_pos, n_neg
+
+
+def _rng(seed: Any) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
+        return np.random.default_rng(seed)
+    raise InputTypeError(f"`seed` must be None, an int or a numpy Generator; got {type(seed).__name__}")
+
+
+@attrs.frozen
+class Scenario:
+    """A pair of continuous score distributions with a known PR curve (base class).
+
+    Subclasses define the negative and positive survival functions
+    ``sf_neg(c) = P(X > c)`` and ``sf_pos(c) = P(Y > c)``, the inverse
+    ``isf_pos(r)`` (the threshold with recall ``r``), the densities, and a
+    vectorised sampler. Everything else (true curve, true area, frames) is
+    written once here.
+    """
+
+    name: ClassVar[str] = "scenario"
+    #: Recall values where the true curve has a kink (split points for quadrature).
+    _kinks: ClassVar[tuple[float, ...]] = ()
+
+    # ----------------------------------------------------- distributions
+    def sf_neg(self, c: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def sf_pos(self, c: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def isf_pos(self, r: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def pdf_pos(self, c: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def support_pos(self) -> tuple[float, float]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def draw(self, rng: np.random.Generator, size, positive: bool) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ truth
+    def fpr_at_recall(self, recall) -> np.ndarray:
+        """True false positive rate ``s(r) = P(X > c)`` at the threshold ``c`` with ``P(Y > c) = r``.
+
+        This is the true ROC curve read from the recall (true positive rate)
+        axis. ``recall = 0`` gives 0 (threshold at the top of the support).
+        """
+        r = np.asarray(recall, dtype=np.float64)
+        if np.any((r < 0) | (r > 1)) or np.any(np.isnan(r)):
+            raise InputError("`recall` must lie in [0, 1]")
+        out = np.zeros(r.shape)
+        inside = r > 0
+        out[inside] = self.sf_neg(self.isf_pos(r[inside]))
+        return out
+
+    def precision_at_recall(self, recall, prevalence: float) -> np.ndarray:
+        """True precision at any recall, Boyd et al. section 2 (Bayes' rule).
+
+        .. math:: Prec(r) = \\frac{\\pi r}{\\pi r + (1 - \\pi) s(r)}
+
+        Parameters
+        ----------
+        recall : array_like of float in [0, 1]
+        prevalence : float in (0, 1)
+            The skew ``pi = P(D = 1)``.
+
+        Returns
+        -------
+        ndarray of float64, same shape as ``recall``
+            At ``recall = 0`` the limit, 1: in all three scenarios the
+            positives dominate the upper tail (``s(r) / r -> 0``).
+        """
+        prevalence = _prevalence_iv(prevalence)
+        r = np.asarray(recall, dtype=np.float64)
+        s = self.fpr_at_recall(r)
+        out = np.ones(r.shape)
+        inside = r > 0
+        pr = prevalence * r[inside]
+        out[inside] = pr / (pr + (1.0 - prevalence) * s[inside])
+        return out
+
+    def true_pr_curve(self, prevalence: float, n_points: int = 201) -> pl.DataFrame:
+        """The true PR curve on an even recall grid, as a polars frame (recall, precision)."""
+        n_points = _count_iv(n_points, "n_points", 2)
+        recall = np.linspace(0.0, 1.0, n_points)
+        return pl.DataFrame({"recall": recall, "precision": self.precision_at_recall(recall, prevalence)})
+
+    def true_aucpr(self, prevalence: float) -> float:
+        """True AUCPR: Eq. (2) of Boyd et al. integrated numerically.
+
+        .. math:: \\theta = \\int Prec(c)\\, dP(Y \\le c) = \\int_0^1 Prec(r)\\, dr
+
+        Adaptive Gauss-Kronrod quadrature (:func:`scipy.integrate.quad`) over
+        recall with absolute tolerance 1e-13, split at the curve's kinks; the
+        integrand is bounded in [pi, 1], so the result is accurate well within
+        1e-8.
+
+        Examples
+        --------
+        >>> from aucpr_stats.simulate import SCENARIOS
+        >>> round(SCENARIOS["binormal"].true_aucpr(0.1), 4)
+        0.2928
+        """
+        prevalence = _prevalence_iv(prevalence)
+
+        def integrand(r: float) -> float:
+            return float(self.precision_at_recall(np.array([r]), prevalence)[0])
+
+        edges = [0.0, *[k for k in self._kinks if 0.0 < k < 1.0], 1.0]
+        total = 0.0
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            value, _ = integrate.quad(integrand, lo, hi, **_QUAD_OPTIONS)
+            total += value
+        return total
+
+    # ---------------------------------------------------------- sampling
+    def sample_arrays(self, n_sims: int, n_pos: int, n_neg: int, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of many simulated data sets at once.
+
+        Parameters
+        ----------
+        n_sims, n_pos, n_neg : int
+            Number of data sets, positives per data set, negatives per data set.
+        rng : numpy Generator, int or None
+
+        Returns
+        -------
+        (pos, neg) : ndarrays of float64, shapes (n_sims, n_pos) and (n_sims, n_neg)
+            Positive scores drawn from ``Y`` and negative scores from ``X``.
+        """
+        n_sims = _count_iv(n_sims, "n_sims", 1)
+        n_pos = _count_iv(n_pos, "n_pos", 0)
+        n_neg = _count_iv(n_neg, "n_neg", 0)
+        rng = _rng(rng)
+        pos = self.draw(rng, (n_sims, n_pos), positive=True)
+        neg = self.draw(rng, (n_sims, n_neg), positive=False)
+        return pos, neg
+
+    def sample(self, n_total: int, prevalence: float, seed: Any = None) -> pl.DataFrame:
+        """One simulated data set as a polars frame with columns ``outcome`` (0/1) and ``score``.
+
+        The class counts are fixed, as in Boyd et al.: ``n_pos`` is
+        ``prevalence * n_total`` rounded half up (see :func:`class_counts`).
+        Rows are in random order.
+
+        Examples
+        --------
+        >>> from aucpr_stats.simulate import SCENARIOS
+        >>> df = SCENARIOS["bibeta"].sample(100, 0.1, seed=1)
+        >>> df.shape, int(df["outcome"].sum())
+        ((100, 2), 10)
+        """
+        n_pos, n_neg = class_counts(n_total, prevalence)
+        rng = _rng(seed)
+        pos, neg = self.sample_arrays(1, n_pos, n_neg, rng)
+        score = np.concatenate([pos[0], neg[0]])
+        outcome = np.concatenate([np.ones(n_pos, dtype=np.int64), np.zeros(n_neg, dtype=np.int64)])
+        order = rng.permutation(n_pos + n_neg)
+        return pl.DataFrame({"outcome": outcome[order], "score": score[order]})
+
+
+@attrs.frozen
+class Binormal(Scenario):
+    """Negatives ``N(0, 1)``, positives ``N(mu, 1)``; Boyd et al. use ``mu = 1``."""
+
+    mu: float = attrs.field(default=1.0, converter=float)
+    name: ClassVar[str] = "binormal"
+
+    @mu.validator
+    def _check(self, attribute, value):
+        if not (np.isfinite(value) and value > 0):
+            raise InputError(f"`mu` must be a positive finite number; got {value!r}")
+
+    def sf_neg(self, c):
+        return special.ndtr(-np.asarray(c))
+
+    def sf_pos(self, c):
+        return special.ndtr(self.mu - np.asarray(c))
+
+    def isf_pos(self, r):
+        # P(Y > c) = r  <=>  c = mu - Phi^{-1}(r)
+        return self.mu - special.ndtri(np.asarray(r))
+
+    def pdf_pos(self, c):
+        z = np.asarray(c) - self.mu
+        return np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+
+    def support_pos(self):
+        return (-np.inf, np.inf)
+
+    def draw(self, rng, size, positive):
+        return rng.normal(self.mu if positive else 0.0, 1.0, size=size)
+
+
+@attrs.frozen
+class Bibeta(Scenario):
+    """Negatives ``Beta(a, b)``, positives ``Beta(b, a)``, ``0 < a < b``; Boyd et al. use a=2, b=5."""
+
+    a: float = attrs.field(default=2.0, converter=float)
+    b: float = attrs.field(default=5.0, converter=float)
+    name: ClassVar[str] = "bibeta"
+
+    def __attrs_post_init__(self):
+        if not (np.isfinite(self.a) and np.isfinite(self.b) and 0 < self.a < self.b):
+            raise InputError(f"`a` and `b` must satisfy 0 < a < b; got a={self.a!r}, b={self.b!r}")
+
+    def sf_neg(self, c):
+        return special.betaincc(self.a, self.b, np.clip(c, 0.0, 1.0))
+
+    def sf_pos(self, c):
+        return special.betaincc(self.b, self.a, np.clip(c, 0.0, 1.0))
+
+    def isf_pos(self, r):
+        return special.betainccinv(self.b, self.a, np.asarray(r))
+
+    def pdf_pos(self, c):
+        c = np.asarray(c, dtype=np.float64)
+        log_beta = special.betaln(self.b, self.a)
+        with np.errstate(divide="ignore"):
+            return np.exp((self.b - 1) * np.log(c) + (self.a - 1) * np.log1p(-c) - log_beta)
+
+    def support_pos(self):
+        return (0.0, 1.0)
+
+    def draw(self, rng, size, positive):
+        return rng.beta(self.b, self.a, size=size) if positive else rng.beta(self.a, self.b, size=size)
+
+
+@attrs.frozen
+class OffsetUniform(Scenario):
+    """Negatives ``U(0, 1)``, positives ``U(gamma, 1 + gamma)``, ``gamma > 0``; Boyd et al. use 0.5.
+
+    The true curve is closed-form: ``s(r) = min(max(r - gamma, 0), 1)``, so
+    precision is exactly 1 up to recall ``gamma`` and has a kink there.
+    """
+
+    gamma: float = attrs.field(default=0.5, converter=float)
+    name: ClassVar[str] = "offset_uniform"
+
+    @gamma.validator
+    def _check(self, attribute, value):
+        if not (np.isfinite(value) and value > 0):
+            raise InputError(f"`gamma` must be a positive finite number; got {value!r}")
+
+    @property
+    def _kinks(self):  # type: ignore[override]
+        return (self.gamma,)
+
+    def sf_neg(self, c):
+        return np.clip(1.0 - np.asarray(c, dtype=np.float64), 0.0, 1.0)
+
+    def sf_pos(self, c):
+        return np.clip(1.0 + self.gamma - np.asarray(c, dtype=np.float64), 0.0, 1.0)
+
+    def isf_pos(self, r):
+        return 1.0 + self.gamma - np.asarray(r, dtype=np.float64)
+
+    def pdf_pos(self, c):
+        c = np.asarray(c, dtype=np.float64)
+        return ((c >= self.gamma) & (c <= 1.0 + self.gamma)).astype(np.float64)
+
+    def support_pos(self):
+        return (self.gamma, 1.0 + self.gamma)
+
+    def draw(self, rng, size, positive):
+        return rng.uniform(self.gamma, 1.0 + self.gamma, size=size) if positive else rng.uniform(0.0, 1.0, size=size)
+
+
+#: The three scenarios of Boyd et al. (2013) with the paper's parameters.
+SCENARIOS: dict[str, Scenario] = {
+    "binormal": Binormal(),
+    "bibeta": Bibeta(),
+    "offset_uniform": OffsetUniform(),
+}
+
+
+def get_scenario(scenario: Any) -> Scenario:
+    """A :class:`Scenario` from itself or its name in :data:`SCENARIOS`."""
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, str):
+        if scenario not in SCENARIOS:
+            raise InputError(f"`scenario` must be one of {list(SCENARIOS)} or a Scenario; got {scenario!r}")
+        return SCENARIOS[scenario]
+    raise InputTypeError(f"`scenario` must be a name or a Scenario; got {type(scenario).__name__}")

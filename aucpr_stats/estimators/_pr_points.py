@@ -156,8 +156,9 @@ def dg_interpolate(r1, p1, r2, p2, r) -> np.ndarray:
 
     Examples
     --------
-    >>> float(dg_interpolate(0.5, 0.5, 1.0, 0.25, 0.75))  # 0.75 / (0.75 + 0.5 + 0.5 * 0.5 * 2)
-    0.3333333333333333
+    >>> # g = r (1 - p) / p is 0.5 and 3 at the ends, 1.75 halfway: 0.75 / (0.75 + 1.75)
+    >>> round(float(dg_interpolate(0.5, 0.5, 1.0, 0.25, 0.75)), 12)
+    0.3
     """
     r1, p1, r2, p2, r = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (r1, p1, r2, p2, r)))
     g1, g2 = _fp_scale(r1, p1), _fp_scale(r2, p2)

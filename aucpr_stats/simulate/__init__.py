@@ -8,9 +8,15 @@ for any sample sizes, prevalences, estimators and interval methods.
 
 from __future__ import annotations
 
+from .studies import BOYD_ESTIMATORS, INTERVAL_METHODS, bias_study, coverage_study, simulate_ties
 from .scenarios import SCENARIOS, Bibeta, Binormal, OffsetUniform, Scenario, class_counts, get_scenario
 
 __all__ = [
+    "bias_study",
+    "coverage_study",
+    "simulate_ties",
+    "INTERVAL_METHODS",
+    "BOYD_ESTIMATORS",
     "SCENARIOS",
     "Scenario",
     "Binormal",

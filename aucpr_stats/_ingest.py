@@ -16,7 +16,7 @@ import polars as pl
 
 from . import _frames
 from ._ties import TieTable, tie_table_from_sorted
-from ._validate import ColumnSpec
+from ._validate import SCORE_KEY, ColumnSpec
 from .exceptions import InputError, InputTypeError, MissingValueError, OutcomeError
 
 __all__ = ["Ingested", "ingest"]
@@ -24,6 +24,8 @@ __all__ = ["Ingested", "ingest"]
 _Y = "__aucpr_y"
 _S = "__aucpr_s"
 _G = "__aucpr_g"
+_K = "__aucpr_k"
+_MY = "__aucpr_my"
 
 
 @attrs.frozen(eq=False)
@@ -35,7 +37,8 @@ class Ingested:
     ties : TieTable
         One segment per group, in the row order of ``keys``.
     keys : polars.DataFrame
-        The group key columns (in ``by`` order, sorted ascending, nulls last)
+        The group key columns (in ``by`` order, sorted ascending, nulls last;
+        then ``score`` in the order given when there are several scores)
         and ``n_missing``, the rows dropped per group for missing values.
         Ungrouped data has one row and only ``n_missing``.
     spec : ColumnSpec
@@ -47,6 +50,12 @@ class Ingested:
     keys: pl.DataFrame
     spec: ColumnSpec
     kind: str
+
+    @property
+    def key_columns(self) -> tuple[str, ...]:
+        """The key columns of ``keys`` in order: ``by`` (and extra columns), then
+        ``score`` when several scores were given. Results use these as their keys."""
+        return tuple(c for c in self.keys.columns if c != "n_missing")
 
 
 def _is_float(dtype: pl.DataType) -> bool:
@@ -91,6 +100,13 @@ def _example_rows(lf: pl.LazyFrame, mask: pl.Expr, limit: int = 5) -> list[int]:
 def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> Ingested:
     """Validate ``data`` against ``spec`` and build the tie tables of all groups.
 
+    With several score columns (``spec.score`` a tuple) the scores are
+    unpivoted inside the lazy query into (score name, value) pairs, so the tie
+    table has one segment per (group, score) and ``keys`` gains a ``score``
+    column after the ``by`` keys (scores in the order given). Missing values
+    are then judged per score: with ``missing="drop"`` a row with a missing
+    ``s1`` but a present ``s2`` leaves only the ``s1`` segment.
+
     Parameters
     ----------
     data : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
@@ -103,53 +119,77 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     ------
     InputError, InputTypeError
         Empty data, missing values (``missing="error"``), infinite scores,
-        non-numeric scores, outcomes that are not binary.
+        non-numeric scores, outcomes that are not binary. The message names
+        the score column at fault.
     """
+    scores = spec.scores
     by = spec.by + tuple(c for c in extra_columns if c not in spec.by)
-    lf, kind = _frames.to_lazy(data, columns=[spec.outcome, spec.score, *by])
+    lf, kind = _frames.to_lazy(data, columns=[spec.outcome, *scores, *by])
     schema = lf.collect_schema()
-    y_type, s_type = schema[spec.outcome], schema[spec.score]
-
-    if not (s_type.is_numeric() or s_type == pl.Boolean):
-        raise InputTypeError(f"`score` column {spec.score!r} must be numeric; got type {s_type}")
+    y_type = schema[spec.outcome]
+    for name in scores:
+        s_type = schema[name]
+        if not (s_type.is_numeric() or s_type == pl.Boolean):
+            raise InputTypeError(f"`score` column {name!r} must be numeric; got type {s_type}")
     coding, positive_level = _outcome_coding(spec, y_type)
 
     y_missing = pl.col(spec.outcome).is_null()
     if _is_float(y_type):
         y_missing = y_missing | pl.col(spec.outcome).is_nan()
-    s_missing = pl.col(spec.score).is_null()
-    s_infinite = pl.lit(False)
-    if _is_float(s_type):
-        s_missing = s_missing | pl.col(spec.score).is_nan()
-        s_infinite = pl.col(spec.score).is_infinite()
-    row_missing = y_missing | s_missing
+    s_missing, s_infinite = {}, {}
+    for name in scores:
+        s_missing[name] = pl.col(name).is_null()
+        s_infinite[name] = pl.lit(False)
+        if _is_float(schema[name]):
+            s_missing[name] = s_missing[name] | pl.col(name).is_nan()
+            s_infinite[name] = pl.col(name).is_infinite()
+    any_s_missing = pl.any_horizontal(*s_missing.values())
+    row_missing = y_missing | any_s_missing
 
     levels = pl.col(spec.outcome).filter(~y_missing)
     stats_q = lf.select(
         n_rows=pl.len(),
         y_missing=y_missing.sum(),
-        s_missing=s_missing.sum(),
         row_missing=row_missing.sum(),
-        s_infinite=s_infinite.sum(),
         n_levels=levels.n_unique(),
         levels=levels.unique().sort().head(12).implode(),
         n_positive=coding.filter(~y_missing).sum(),
+        **{f"s_missing_{i}": s_missing[name].sum() for i, name in enumerate(scores)},
+        **{f"s_infinite_{i}": s_infinite[name].sum() for i, name in enumerate(scores)},
+        **{f"s_usable_{i}": (~(y_missing | s_missing[name])).sum() for i, name in enumerate(scores)},
     )
 
-    rows = lf.select(*by, coding.alias(_Y), pl.col(spec.score).cast(pl.Float64).alias(_S))
-    if spec.missing == "drop":
-        rows = rows.filter(pl.col(_Y).is_not_null() & pl.col(_S).is_not_null() & pl.col(_S).is_not_nan())
-    sorted_q = rows.sort([*by, _S], descending=[False] * len(by) + [True], nulls_last=True)
-    if by:
-        sorted_q = sorted_q.select(pl.struct(by).rle_id().alias(_G), _S, _Y)
+    # One row per (case, score): the outcome's missingness travels as its own
+    # column because the 0/1 coding of a NaN outcome is False, not null.
+    rows = lf.select(
+        *by,
+        y_missing.alias(_MY),
+        coding.alias(_Y),
+        *[pl.col(name).cast(pl.Float64).alias(name if spec.multi_score else _S) for name in scores],
+    )
+    keys_by = list(by)
+    if spec.multi_score:
+        rows = rows.unpivot(on=list(scores), index=[*by, _MY, _Y], variable_name=_K, value_name=_S)
+        rows = rows.with_columns(pl.col(_K).cast(pl.Enum(list(scores))))
+        keys_by.append(_K)
+    missing_expr = pl.col(_MY) | pl.col(_S).is_null() | pl.col(_S).is_nan()
+    if keys_by:
         keys_q = (
-            lf.group_by(by)
-            .agg(n_missing=row_missing.sum(), n_rows=pl.len())
-            .sort(by, nulls_last=True)
+            rows.group_by(keys_by)
+            .agg(n_missing=missing_expr.sum(), n_rows=pl.len())
+            .sort(keys_by, nulls_last=True)
         )
     else:
+        keys_q = rows.select(n_missing=missing_expr.sum(), n_rows=pl.len())
+    if spec.missing == "drop":
+        rows = rows.filter(~missing_expr)
+
+    # --- the sort and tie-table step (the one O(n log n) step) ---
+    sorted_q = rows.sort([*keys_by, _S], descending=[False] * len(keys_by) + [True], nulls_last=True)
+    if keys_by:
+        sorted_q = sorted_q.select(pl.struct(keys_by).rle_id().alias(_G), _S, _Y)
+    else:
         sorted_q = sorted_q.select(pl.lit(0, dtype=pl.UInt32).alias(_G), _S, _Y)
-        keys_q = lf.select(n_missing=row_missing.sum(), n_rows=pl.len())
 
     stats, keys, sorted_rows = pl.collect_all([stats_q, keys_q, sorted_q])
     _check_stats(stats.row(0, named=True), spec, lf, positive_level, s_infinite, y_missing, s_missing)
@@ -162,42 +202,54 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     if n_runs != present.size:  # pragma: no cover - internal consistency
         raise RuntimeError("internal error: group ordering of the key and row queries disagree")
     ties = tie_table_from_sorted(
-        present[group] if by else group.astype(np.int64),
+        present[group] if keys_by else group.astype(np.int64),
         sorted_rows[_S].to_numpy(),
         sorted_rows[_Y].to_numpy(),
         n_groups=keys.height,
     )
+    # --- end of the tie-table step ---
+    if spec.multi_score:
+        keys = keys.with_columns(pl.col(_K).cast(pl.String)).rename({_K: SCORE_KEY})
     return Ingested(ties=ties, keys=keys.drop("n_rows"), spec=spec, kind=kind)
 
 
 def _check_stats(stats: dict, spec: ColumnSpec, lf: pl.LazyFrame, positive_level: Any,
-                 s_infinite: pl.Expr, y_missing: pl.Expr, s_missing: pl.Expr) -> None:
+                 s_infinite: dict, y_missing: pl.Expr, s_missing: dict) -> None:
     """Raise the first applicable input error, naming column, problem and row count."""
     n_rows = stats["n_rows"]
     if n_rows == 0:
         raise InputError("`data` has no rows")
-    if stats["s_infinite"]:
-        count = stats["s_infinite"]
-        examples = _example_rows(lf, s_infinite)
-        raise InputError(
-            f"`score` column {spec.score!r} has {count} infinite value{'s' * (count != 1)} "
-            f"(first rows: {examples}); scores must be finite"
-        )
+    for i, name in enumerate(spec.scores):
+        count = stats[f"s_infinite_{i}"]
+        if count:
+            examples = _example_rows(lf, s_infinite[name])
+            raise InputError(
+                f"`score` column {name!r} has {count} infinite value{'s' * (count != 1)} "
+                f"(first rows: {examples}); scores must be finite"
+            )
     if stats["row_missing"]:
         if spec.missing == "error":
             parts = []
             if stats["y_missing"]:
                 parts.append(f"`outcome` column {spec.outcome!r}: {stats['y_missing']}")
-            if stats["s_missing"]:
-                parts.append(f"`score` column {spec.score!r}: {stats['s_missing']}")
-            examples = _example_rows(lf, y_missing | s_missing)
+            for i, name in enumerate(spec.scores):
+                if stats[f"s_missing_{i}"]:
+                    parts.append(f"`score` column {name!r}: {stats[f's_missing_{i}']}")
+            examples = _example_rows(lf, pl.any_horizontal(y_missing, *s_missing.values()))
+            what = "outcome or score" if not spec.multi_score else "outcome or score (in any score column)"
             raise MissingValueError(
-                f"{stats['row_missing']} of {n_rows} rows have a missing (null or NaN) outcome or score "
+                f"{stats['row_missing']} of {n_rows} rows have a missing (null or NaN) {what} "
                 f"({'; '.join(parts)}; first rows: {examples}). Pass missing='drop' to drop them; "
                 "the result then records how many were dropped per group"
             )
-        if stats["row_missing"] == n_rows:
+        if stats["row_missing"] == n_rows and not spec.multi_score:
             raise InputError(f"`data` has no rows left after dropping {n_rows} rows with missing values")
+        for i, name in enumerate(spec.scores if spec.multi_score else ()):
+            if stats[f"s_usable_{i}"] == 0:
+                raise InputError(
+                    f"`score` column {name!r} has no rows left after dropping rows with a missing "
+                    "outcome or score"
+                )
 
     levels = list(stats["levels"])
     n_levels = stats["n_levels"]

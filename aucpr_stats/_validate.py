@@ -16,9 +16,12 @@ import attrs
 from . import _frames
 from .exceptions import ColumnNotFoundError, InputError, InputTypeError
 
-__all__ = ["ColumnSpec", "column_spec_iv", "choice_iv", "names_iv", "level_iv"]
+__all__ = ["ColumnSpec", "SCORE_KEY", "column_spec_iv", "scores_iv", "choice_iv", "names_iv", "level_iv"]
 
 MISSING_POLICIES = ("error", "drop")
+
+#: Name of the key column that identifies the score when several scores are given.
+SCORE_KEY = "score"
 
 
 @attrs.frozen
@@ -26,10 +29,25 @@ class ColumnSpec:
     """Validated column roles for an entry point taking (data, outcome, score, by)."""
 
     outcome: str
-    score: str
+    score: str | tuple[str, ...]
     by: tuple[str, ...]
     positive: Any
     missing: str
+
+    @property
+    def scores(self) -> tuple[str, ...]:
+        """The score column(s) as a tuple (one name for a single score)."""
+        return self.score if isinstance(self.score, tuple) else (self.score,)
+
+    @property
+    def multi_score(self) -> bool:
+        """True when several score columns were given: results gain a ``score`` key column."""
+        return isinstance(self.score, tuple)
+
+    @property
+    def key_columns(self) -> tuple[str, ...]:
+        """Key columns of every result frame: ``by``, then ``score`` for several scores."""
+        return self.by + ((SCORE_KEY,) if self.multi_score else ())
 
 
 def _available(names: Sequence[str]) -> str:
@@ -96,16 +114,49 @@ def level_iv(level: Any) -> float:
     return level
 
 
+def scores_iv(score: Any) -> str | tuple[str, ...]:
+    """A score column name, or a list of two or more names (kept as a tuple).
+
+    A list with one name is the same as the name itself, so single-score
+    results keep their columns whichever way the score was given.
+    """
+    if isinstance(score, str):
+        return score
+    if score is None:
+        raise InputTypeError("`score` is required: a column name or a list of column names; got None")
+    if isinstance(score, Iterable) and not isinstance(score, (bytes, dict)):
+        names = tuple(_column_name(v, "score") for v in score)
+        if not names:
+            raise InputError("`score` must name at least one column; got an empty list")
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise InputError(f"`score` names a column more than once: {dupes}")
+        return names[0] if len(names) == 1 else names
+    raise InputTypeError(
+        f"`score` must be a column name (str) or a list of column names; got {score!r} of type {type(score).__name__}"
+    )
+
+
 def column_spec_iv(data: Any, outcome: Any, score: Any, by: Any, positive: Any, missing: Any) -> ColumnSpec:
-    """Validate the column arguments shared by ``aucpr``, ``auroc`` and friends."""
+    """Validate the column arguments shared by ``aucpr``, ``auroc`` and friends.
+
+    ``score`` may be one column name or a list of names; several scores add a
+    ``score`` key column (after the ``by`` keys) to every result frame.
+    """
     outcome = _column_name(outcome, "outcome")
-    score = _column_name(score, "score")
+    score = scores_iv(score)
+    scores = score if isinstance(score, tuple) else (score,)
     by_names = names_iv(by, "by")
     missing = choice_iv(missing, "missing", MISSING_POLICIES)
-    if outcome == score:
+    if outcome in scores:
         raise InputError(f"`outcome` and `score` name the same column {outcome!r}")
     for name in by_names:
-        if name in (outcome, score):
+        if name == outcome or name in scores:
             raise InputError(f"`by` must not contain the outcome or score column; got {name!r}")
-    columns_exist(data, {"outcome": [outcome], "score": [score], "by": by_names})
+    if isinstance(score, tuple) and SCORE_KEY in by_names:
+        raise InputError(
+            f"`by` contains a column named {SCORE_KEY!r}, which clashes with the {SCORE_KEY!r} key column "
+            "that several scores add to the results; rename that grouping column"
+        )
+    columns_exist(data, {"outcome": [outcome], "score": scores, "by": by_names})
     return ColumnSpec(outcome=outcome, score=score, by=by_names, positive=positive, missing=missing)

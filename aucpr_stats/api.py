@@ -8,6 +8,7 @@ from . import _engine, _validate
 from ._ingest import ingest
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from .exceptions import InputError, InputTypeError
+from .formula import resolve
 from .estimators.roc import DEFAULT_ROC_ESTIMATOR, ROC_ESTIMATORS
 from .results import AucprResult, AurocResult
 
@@ -36,11 +37,13 @@ def estimators_iv(estimator: Any, registry: dict, argument: str = "estimator") -
 
 
 def aucpr(
-    data: Any,
-    outcome: str,
-    score: str,
+    data_or_formula: Any = None,
+    /,
+    outcome: str | None = None,
+    score: str | Sequence[str] | None = None,
     by: str | Sequence[str] | None = None,
     *,
+    data: Any = None,
     estimator: str | Sequence[str] = DEFAULT_PR_ESTIMATOR,
     positive: Any = None,
     missing: str = "error",
@@ -49,15 +52,21 @@ def aucpr(
 
     Parameters
     ----------
-    data : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
-        One row per case.
+    data_or_formula : pandas.DataFrame, polars.DataFrame, polars.LazyFrame or str
+        The data (one row per case), or an R-style formula
+        ``"outcome ~ score1 + score2 | group1 + group2"`` with the data in
+        ``data=`` (see :mod:`aucpr_stats.formula`).
     outcome : str
         Binary outcome column: boolean, 0/1, or any column with ``positive=``
         naming the positive level (all other levels are negative).
-    score : str
+    score : str or list of str
         Numeric score column; larger values predict the positive class.
+        Several columns give one estimate per score, identified by a
+        ``score`` key column after the ``by`` keys.
     by : str or list of str, optional
         Grouping columns; one estimate per combination of their values.
+    data : frame, optional
+        The data, when the first argument is a formula (or as a keyword).
     estimator : str, list of str or "all"
         AUCPR estimator(s), see :data:`aucpr_stats.estimators.PR_ESTIMATORS`.
     positive : scalar, optional
@@ -104,18 +113,21 @@ def aucpr(
     >>> df = pl.DataFrame({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.8, 0.7, 0.2, 0.1]})
     >>> round(aucpr(df, "y", "s", estimator="average_precision").estimate, 4)
     0.7556
+    >>> round(aucpr("y ~ s", data=df, estimator="average_precision").estimate, 4)
+    0.7556
     """
+    data, outcome, score, by = resolve(data_or_formula, data, outcome, score, by, function="aucpr")
     spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing)
     names = estimators_iv(estimator, PR_ESTIMATORS)
     ingested = ingest(data, spec)
     ties = ingested.ties
     estimates = _engine.evaluate(ties, PR_ESTIMATORS, names)
     notes = _engine.group_notes(ties.n_pos, ties.n_neg)
-    _engine.warn_degenerate(ingested.keys, spec.by, notes)
+    _engine.warn_degenerate(ingested.keys, ingested.key_columns, notes)
     return AucprResult(
         ties=ties,
         keys=ingested.keys,
-        by=spec.by,
+        by=ingested.key_columns,
         estimators=names,
         estimates=estimates,
         notes=tuple(notes),
@@ -127,11 +139,13 @@ def aucpr(
 
 
 def auroc(
-    data: Any,
-    outcome: str,
-    score: str,
+    data_or_formula: Any = None,
+    /,
+    outcome: str | None = None,
+    score: str | Sequence[str] | None = None,
     by: str | Sequence[str] | None = None,
     *,
+    data: Any = None,
     estimator: str | Sequence[str] = DEFAULT_ROC_ESTIMATOR,
     positive: Any = None,
     missing: str = "error",
@@ -146,15 +160,21 @@ def auroc(
 
     Parameters
     ----------
-    data : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
-        One row per case.
+    data_or_formula : pandas.DataFrame, polars.DataFrame, polars.LazyFrame or str
+        The data (one row per case), or an R-style formula
+        ``"outcome ~ score1 + score2 | group1 + group2"`` with the data in
+        ``data=`` (see :mod:`aucpr_stats.formula`).
     outcome : str
         Binary outcome column: boolean, 0/1, or any column with ``positive=``
         naming the positive level (all other levels are negative).
-    score : str
+    score : str or list of str
         Numeric score column; larger values predict the positive class.
+        Several columns give one estimate per score, identified by a
+        ``score`` key column after the ``by`` keys.
     by : str or list of str, optional
         Grouping columns; one estimate per combination of their values.
+    data : frame, optional
+        The data, when the first argument is a formula (or as a keyword).
     estimator : str, list of str or "all"
         ROC AUC estimator(s), see
         :data:`aucpr_stats.estimators.roc.ROC_ESTIMATORS` (``"a_prime"``).
@@ -206,17 +226,18 @@ def auroc(
     >>> auroc(df, "y", "s").estimate  # positives beat (2 + 1/2 + 0) of 2 negatives each
     0.4166666666666667
     """
+    data, outcome, score, by = resolve(data_or_formula, data, outcome, score, by, function="auroc")
     spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing)
     names = estimators_iv(estimator, ROC_ESTIMATORS)
     ingested = ingest(data, spec)
     ties = ingested.ties
     estimates = _engine.evaluate(ties, ROC_ESTIMATORS, names)
     notes = _engine.group_notes(ties.n_pos, ties.n_neg)
-    _engine.warn_degenerate(ingested.keys, spec.by, notes)
+    _engine.warn_degenerate(ingested.keys, ingested.key_columns, notes)
     return AurocResult(
         ties=ties,
         keys=ingested.keys,
-        by=spec.by,
+        by=ingested.key_columns,
         estimators=names,
         estimates=estimates,
         notes=tuple(notes),

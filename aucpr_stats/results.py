@@ -40,8 +40,11 @@ class EstimateResult:
         Per group, why the estimate is NaN (``"no positives"`` ...), or None.
     frame_kind : {"pandas", "polars"}
         The caller's frame type; frames are returned in it.
-    outcome, score : str
-        Column names, for labels.
+    outcome : str
+        Outcome column name, for labels.
+    score : str or tuple of str
+        Score column name; a tuple when several scores were given (then
+        ``by`` ends with the ``score`` key column).
     options : dict
         Arguments of the call that later computations reuse (e.g. ``positive``).
     """
@@ -140,8 +143,11 @@ class EstimateResult:
             frame = frame.drop("n_missing")
         if frame["note"].null_count() == frame.height:
             frame = frame.drop("note")
-        grouping = f", by {list(self.by)}" if self.by else ""
-        title = f"{self.metric_label} of {self.score!r} for outcome {self.outcome!r}{grouping}"
+        several = isinstance(self.score, tuple)  # several scores: a `score` key column
+        groups = [c for c in self.by if not (several and c == "score")]
+        grouping = f", by {groups}" if groups else ""
+        scores = ", ".join(map(repr, self.score)) if several else repr(self.score)
+        title = f"{self.metric_label} of {scores} for outcome {self.outcome!r}{grouping}"
         return f"{title}\n{text_table(frame, digits=digits)}"
 
     def __repr__(self) -> str:

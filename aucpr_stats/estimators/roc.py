@@ -27,14 +27,36 @@ __all__ = [
 ]
 
 
-def _below_counts(ties: TieTable) -> tuple[np.ndarray, np.ndarray]:
-    """Per tie row: negatives scored strictly below, positives scored strictly above."""
-    # inclusive cumulative sums run from the top score down
-    neg_at_or_above = ties.fp()
-    neg_total = np.repeat(ties.n_neg, ties.lengths)
-    neg_below = neg_total - neg_at_or_above
-    pos_above = ties.tp() - ties.pos
-    return neg_below, pos_above
+def _segment_sum(ties: TieTable, values: np.ndarray) -> np.ndarray:
+    """``ties.segment_sum`` with a fast path for a single segment (ungrouped data)."""
+    if ties.n_segments == 1:
+        return np.atleast_1d(values.sum())
+    return ties.segment_sum(values)
+
+
+def _class_counts(ties: TieTable):
+    """Per tie row: negatives scored strictly below, positives strictly above; class totals.
+
+    One inclusive cumulative sum per class, from the top score down; the
+    totals are read off the last row of each segment, so no count is summed twice.
+    """
+    if ties.n_segments == 1:
+        tp, fp = np.cumsum(ties.pos), np.cumsum(ties.neg)
+    else:
+        tp, fp = ties.tp(), ties.fp()
+    n_pos = np.zeros(ties.n_segments, dtype=np.int64)
+    n_neg = np.zeros(ties.n_segments, dtype=np.int64)
+    nonempty = ties.offsets[1:] > ties.offsets[:-1]
+    last = ties.offsets[1:][nonempty] - 1
+    n_pos[nonempty], n_neg[nonempty] = tp[last], fp[last]
+    lengths = ties.lengths
+    if ties.n_segments == 1:  # broadcasting instead of a repeat
+        neg_total, pos_total = n_neg, n_pos
+    else:
+        neg_total, pos_total = np.repeat(n_neg, lengths), np.repeat(n_pos, lengths)
+    neg_below = neg_total - fp
+    pos_above = tp - ties.pos
+    return neg_below, pos_above, n_pos, n_neg, neg_total, pos_total
 
 
 def a_prime(ties: TieTable) -> np.ndarray:
@@ -77,9 +99,14 @@ def a_prime(ties: TieTable) -> np.ndarray:
     >>> float(a_prime(t)[0])  # pairs: (3,2) 1, (3,1) 1, (2,2) 1/2, (2,1) 1 -> 3.5 / 4
     0.875
     """
-    neg_below, _ = _below_counts(ties)
-    twice = ties.segment_sum(ties.pos * (2 * neg_below + ties.neg))
-    pairs = ties.n_pos.astype(np.float64) * ties.n_neg.astype(np.float64)
+    neg_below, _, n_pos, n_neg, _, _ = _class_counts(ties)
+    return _a_prime_from(ties, neg_below, n_pos, n_neg)
+
+
+def _a_prime_from(ties: TieTable, neg_below, n_pos, n_neg) -> np.ndarray:
+    # twice the numerator of Eq. (3), exact in int64: sum_i p_i (2 N_i + n_i)
+    twice = _segment_sum(ties, ties.pos * (2 * neg_below + ties.neg))
+    pairs = n_pos.astype(np.float64) * n_neg.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return twice / (2.0 * pairs)
 
@@ -116,12 +143,14 @@ def placement_values(ties: TieTable) -> tuple[np.ndarray, np.ndarray]:
     v10, v01 : ndarray of float64, shape (n_rows,)
         Placement value of a positive, and of a negative, at each tie row.
     """
-    neg_below, pos_above = _below_counts(ties)
-    n_neg = np.repeat(ties.n_neg, ties.lengths).astype(np.float64)
-    n_pos = np.repeat(ties.n_pos, ties.lengths).astype(np.float64)
+    neg_below, pos_above, _, _, neg_total, pos_total = _class_counts(ties)
+    return _placements_from(ties, neg_below, pos_above, neg_total, pos_total)
+
+
+def _placements_from(ties: TieTable, neg_below, pos_above, neg_total, pos_total):
     with np.errstate(invalid="ignore", divide="ignore"):
-        v10 = (neg_below + 0.5 * ties.neg) / n_neg
-        v01 = (pos_above + 0.5 * ties.pos) / n_pos
+        v10 = (neg_below + 0.5 * ties.neg) / neg_total
+        v01 = (pos_above + 0.5 * ties.pos) / pos_total
     return v10, v01
 
 
@@ -144,16 +173,16 @@ def delong_components(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarra
         ``s10`` is NaN when a segment has one positive, ``s01`` when it has one
         negative (the variance cannot be estimated from a single case).
     """
-    auc = a_prime(ties)
-    v10, v01 = placement_values(ties)
-    centre = np.repeat(auc, ties.lengths)
-    # zero-count rows (bootstrap draws) may have 0/0 placements: weight them out
-    d10 = np.where(ties.pos > 0, v10 - centre, 0.0)
-    d01 = np.where(ties.neg > 0, v01 - centre, 0.0)
-    n_pos, n_neg = ties.n_pos, ties.n_neg
+    neg_below, pos_above, n_pos, n_neg, neg_total, pos_total = _class_counts(ties)
+    auc = _a_prime_from(ties, neg_below, n_pos, n_neg)
+    v10, v01 = _placements_from(ties, neg_below, pos_above, neg_total, pos_total)
+    centre = auc if ties.n_segments == 1 else np.repeat(auc, ties.lengths)
+    # weights are the counts; rows without positives (negatives) carry no V10 (V01)
+    d10 = v10 - centre
+    d01 = v01 - centre
     with np.errstate(invalid="ignore", divide="ignore"):
-        s10 = ties.segment_sum(ties.pos * d10 * d10) / (n_pos - 1)
-        s01 = ties.segment_sum(ties.neg * d01 * d01) / (n_neg - 1)
+        s10 = _segment_sum(ties, ties.pos * (d10 * d10)) / (n_pos - 1)
+        s01 = _segment_sum(ties, ties.neg * (d01 * d01)) / (n_neg - 1)
     s10 = np.where(n_pos > 1, s10, np.nan)
     s01 = np.where(n_neg > 1, s01, np.nan)
     return auc, s10, s01

@@ -114,3 +114,52 @@ def test_study_arguments_are_validated():
         coverage_study("binormal", 100, estimators="average_precision", methods="wald", n_sims=5)
     with pytest.raises(InputError, match="`level`"):
         coverage_study("binormal", 100, estimators="average_precision", level=95, n_sims=5)
+
+
+def paper_interval(method, theta, n, level=0.95):
+    """Boyd et al. section 3.2, written out: binomial (Wald) and logit intervals."""
+    z = stats.norm.ppf(0.5 + level / 2)
+    if method == "binomial":
+        half = z * math.sqrt(theta * (1 - theta) / n)
+        return theta - half, theta + half
+    eta, tau = math.log(theta / (1 - theta)), 1 / math.sqrt(n * theta * (1 - theta))
+    expit = lambda x: 1 / (1 + math.exp(-x))  # noqa: E731
+    return expit(eta - z * tau), expit(eta + z * tau)
+
+
+@pytest.mark.parametrize("level", [0.8, 0.95])
+def test_coverage_study_closed_forms_match_per_simulation_loop(level):
+    pytest.importorskip("aucpr_stats.intervals.closed_form")
+    scenario = RecordingBinormal(mu=1.0)
+    n_total, prevalence, n_sims = 80, 0.25, 40
+    out = coverage_study(scenario, n_total=n_total, prevalence=prevalence, estimators="average_precision",
+                         methods=["binomial", "logit"], n_sims=n_sims, level=level, seed=3, block_size=16)
+    frames = recorded_frames(scenario)
+    theta = scenario.true_aucpr(prevalence)
+    est = np.array([aucpr(f, "outcome", "score", estimator="average_precision").estimate for f in frames])
+    n_pos = 20
+    for method in ["binomial", "logit"]:
+        bounds = np.array([paper_interval(method, e, n_pos, level) for e in est])
+        covered = (bounds[:, 0] <= theta) & (theta <= bounds[:, 1])
+        width = bounds[:, 1] - bounds[:, 0]
+        tail = (1 - level) / 2
+        ideal = np.quantile(est, 1 - tail) - np.quantile(est, tail)
+        row = out.filter(pl.col("method") == method).row(0, named=True)
+        assert row["n_sims"] == n_sims and row["n_valid"] == n_sims and row["level"] == level
+        assert row["coverage"] == pytest.approx(covered.mean(), abs=1e-12)
+        assert row["coverage_se"] == pytest.approx(math.sqrt(covered.mean() * (1 - covered.mean()) / n_sims))
+        assert row["mean_width"] == pytest.approx(width.mean(), rel=1e-10)
+        assert row["mean_width_se"] == pytest.approx(width.std(ddof=1) / math.sqrt(n_sims), rel=1e-8)
+        assert row["ideal_width"] == pytest.approx(ideal, rel=1e-10)
+        assert row["width_ratio"] == pytest.approx(width.mean() / ideal, rel=1e-10)
+        assert row["bias_ratio"] == pytest.approx(est.mean() / theta, rel=1e-12)
+
+
+def test_coverage_study_shares_data_with_bias_study():
+    # the same seed simulates the same data sets, so the bias ratios agree
+    pytest.importorskip("aucpr_stats.intervals.closed_form")
+    kwargs = dict(scenarios="bibeta", n_total=[100, 300], prevalence=0.1, estimators="average_precision",
+                  n_sims=50, seed=8)
+    cov = coverage_study(**kwargs, methods="binomial")
+    bias = bias_study(**kwargs)
+    np.testing.assert_allclose(cov["bias_ratio"].to_numpy(), bias["bias_ratio"].to_numpy(), rtol=1e-12)

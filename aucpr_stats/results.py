@@ -150,6 +150,18 @@ class EstimateResult:
         title = f"{self.metric_label} of {scores} for outcome {self.outcome!r}{grouping}"
         return f"{title}\n{text_table(frame, digits=digits)}"
 
+    def table(self, *others: "EstimateResult", **options: Any):
+        """A publication table of this result (and ``others``, e.g. an AUROC result).
+
+        One row per group with counts of positives and negatives and
+        ``"estimate (lower–upper)"`` cells; see
+        :func:`aucpr_stats.report.publication_table` for the options
+        (``method=``, ``level=``, ``digits=``, ``labels=`` ...).
+        """
+        from .report import publication_table
+
+        return publication_table([self, *others], **options)
+
     def __repr__(self) -> str:
         name = type(self).__name__
         if not self.by and len(self.estimators) == 1:

@@ -1,0 +1,184 @@
+"""Publication tables: cells are the numbers of to_frame()/conf_int(), formatted; renders are well formed."""
+
+from __future__ import annotations
+
+import html.parser
+import re
+
+import attrs
+import numpy as np
+import polars as pl
+import pytest
+
+from aucpr_stats.api import aucpr, auroc
+from aucpr_stats.exceptions import InputError
+from aucpr_stats.report import PublicationTable, format_cell, publication_table
+from aucpr_stats.results import AucprResult
+
+from .conftest import as_polars, make_frame, random_scores
+
+AP = "average_precision"
+DASH = "\u2013"
+
+
+def cohort(kind="polars", n=400, seed=3):
+    rng = np.random.default_rng(seed)
+    y, s = random_scores(rng, n)
+    cols = {"y": y.astype(int), "s1": s, "s2": s + rng.normal(size=n), "site": rng.choice(["b", "a", "c"], n)}
+    return make_frame(cols, kind)
+
+
+@attrs.frozen(eq=False, repr=False)
+class StubIntervals(AucprResult):
+    """An AUCPR result whose conf_int returns made-up bounds (estimate -/+ 0.1 * level), to test formatting."""
+
+    def conf_int(self, method="logit", level=0.95, **options):
+        frame = as_polars(self.to_frame())
+        keys = list(self.by)
+        return frame.select(
+            *keys, "estimator", "estimate",
+            pl.lit(method).alias("method"), pl.lit(level).alias("level"),
+            (pl.col("estimate") - 0.1 * level).alias("lower"), (pl.col("estimate") + 0.1 * level).alias("upper"),
+        )
+
+
+def stub(result):
+    return StubIntervals(**{f.name: getattr(result, f.name) for f in attrs.fields(AucprResult)})
+
+
+def test_point_estimate_cells_and_counts(frame_kind):
+    r = aucpr(cohort(frame_kind), "y", "s1", by="site", estimator=AP)
+    table = r.table(digits=3)
+    assert isinstance(table, PublicationTable)
+    cells = as_polars(table.to_frame())
+    frame = as_polars(r.to_frame())
+    assert cells.columns == ["site", "Positives", "Negatives", "AUCPR"]
+    assert cells["site"].to_list() == frame["site"].to_list() == ["a", "b", "c"]
+    assert cells["Positives"].to_list() == frame["n_pos"].to_list()
+    assert cells["Negatives"].to_list() == frame["n_neg"].to_list()
+    assert cells["AUCPR"].to_list() == [f"{v:.3f}" for v in frame["estimate"]]
+    assert type(table.to_frame()).__name__ == type(r.to_frame()).__name__
+
+
+def test_interval_cells_equal_conf_int_numbers():
+    r = auroc(cohort(), "y", "s1", by="site")
+    for level, digits in [(0.95, 2), (0.9, 4)]:
+        table = publication_table(r, method="delong", level=level, digits=digits)
+        ci = as_polars(r.conf_int(method="delong", level=level))
+        header = f"AUROC ({level * 100:g}% CI)"
+        expected = [f"{e:.{digits}f} ({lo:.{digits}f}{DASH}{hi:.{digits}f})"
+                    for e, lo, hi in ci.select("estimate", "lower", "upper").iter_rows()]
+        assert table.cells[header].to_list() == expected
+
+
+def test_stub_intervals_several_estimators_methods_and_results():
+    base = aucpr(cohort(), "y", ["s1", "s2"], by="site", estimator=AP)
+    r = stub(base)
+    roc = auroc(cohort(), "y", ["s1", "s2"], by="site")
+    table = publication_table([r, roc], method={"aucpr": ["logit", "binomial"], "auroc": "delong"},
+                              labels={"s1": "Model 1", "s2": "Model 2", "site": "Site"})
+    cols = table.cells.columns
+    assert cols[:3] == ["Site", "Positives", "Negatives"]
+    assert "Model 1: AUCPR (95% CI, logit)" in cols and "Model 2: AUCPR (95% CI, binomial)" in cols
+    assert "Model 2: AUROC (95% CI)" in cols
+    frame = as_polars(base.to_frame()).filter(pl.col("score") == "s2")
+    expected = [f"{e:.2f} ({e - 0.095:.2f}{DASH}{e + 0.095:.2f})" for e in frame["estimate"]]
+    assert table.cells["Model 2: AUCPR (95% CI, binomial)"].to_list() == expected
+    # scores as rows: one row per (site, score)
+    rows = publication_table([r, roc], method=None, scores_as="rows")
+    assert rows.cells.columns == ["site", "Score", "Positives", "Negatives", "AUCPR", "AUROC"]
+    assert rows.cells.height == 6
+    assert "AUCPR: point estimate; estimator average precision." in rows.note
+
+
+def test_degenerate_group_shows_na():
+    df = pl.DataFrame({"y": [1, 0, 1, 1, 1], "s": [0.9, 0.2, 0.5, 0.4, 0.3], "g": ["a", "a", "a", "b", "b"]})
+    with pytest.warns(Warning):
+        r = aucpr(df, "y", "s", by="g", estimator=AP)
+    table = publication_table(stub(r), method="logit", na="--")
+    assert table.cells["AUCPR (95% CI)"].to_list()[1] == "--"
+    assert table.cells["Negatives"].to_list() == [1, 0]
+
+
+def test_format_cell():
+    assert format_cell(0.7312, 0.63, 0.829, digits=2) == f"0.73 (0.63{DASH}0.83)"
+    assert format_cell(float("nan"), 0.1, 0.2) == "NA"
+    assert format_cell(0.5, None, 0.6, na="-") == "0.50 (-)"
+    assert format_cell(0.5, 0.4, 0.6, interval=False, digits=1) == "0.5"
+    assert format_cell(0.5, 0.4, 0.6, sep=", ") == "0.50 (0.40, 0.60)"
+
+
+def test_markdown_structure():
+    r = aucpr(cohort(), "y", "s1", by="site", estimator=AP)
+    md = r.table(labels={"site": "Site|code"}).to_markdown().split("\n\n")[0].splitlines()
+    assert md[0] == "| Site\\|code | Positives | Negatives | AUCPR |"
+    assert md[1] == "| :--- | ---: | ---: | ---: |"
+    assert len(md) == 2 + 3 and all(line.startswith("| ") and line.endswith(" |") for line in md)
+    assert all(line.count(" | ") == 3 for line in md[2:])
+
+
+def test_latex_structure():
+    r = stub(aucpr(cohort(), "y", "s1", by="site", estimator=AP))
+    tex = r.table(method="logit", labels={"site": "Site & 50%_x"}).to_latex(caption="Table 2", label="tab:aucpr")
+    lines = tex.splitlines()
+    assert lines[0] == r"\begin{table}[htbp]" and lines[-1] == r"\end{table}"
+    assert r"\begin{tabular}{lrrr}" in lines and r"\toprule" in lines and r"\bottomrule" in lines
+    assert r"\caption{Table 2}" in lines and r"\label{tab:aucpr}" in lines
+    header = lines[lines.index(r"\toprule") + 1]
+    assert header == r"Site \& 50\%\_x & Positives & Negatives & AUCPR (95\% CI) \\"
+    body = lines[lines.index(r"\midrule") + 1: lines.index(r"\bottomrule")]
+    assert len(body) == 3 and all(row.count(" & ") == 3 and row.endswith(r" \\") for row in body)
+    assert all(re.search(r"\d\.\d\d \(\d\.\d\d--\d\.\d\d\)", row) for row in body)
+    assert DASH not in tex
+
+
+def test_html_structure():
+    r = stub(aucpr(cohort(), "y", "s1", by="site", estimator=AP))
+    page = r.table(method="logit", labels={"site": "<Site>"}).to_html(caption="Table 2")
+
+    class Parser(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.stack, self.rows, self.errors = [], [], []
+
+        def handle_starttag(self, tag, attrs_):
+            self.stack.append(tag)
+            if tag == "tr":
+                self.rows.append([])
+
+        def handle_endtag(self, tag):
+            if not self.stack or self.stack.pop() != tag:
+                self.errors.append(tag)
+
+        def handle_data(self, data):
+            if self.stack and self.stack[-1] in ("td", "th"):
+                self.rows[-1].append(data)
+
+    p = Parser()
+    p.feed(page)
+    assert not p.errors and not p.stack
+    assert p.rows[0] == ["<Site>", "Positives", "Negatives", "AUCPR (95% CI)"]
+    assert "&lt;Site&gt;" in page and "<caption>Table 2</caption>" in page
+    assert [len(row) for row in p.rows[1:4]] == [4, 4, 4]
+    assert p.rows[1][0] == "a"
+
+
+def test_text_and_csv_and_render():
+    r = aucpr(cohort(), "y", "s1", by="site", estimator=AP)
+    table = r.table()
+    assert table.render("text") == str(table) and table.render("csv").startswith("site,Positives,Negatives,AUCPR\n")
+    with pytest.raises(InputError, match="`format` must be one of"):
+        table.render("docx")
+
+
+def test_errors():
+    r = aucpr(cohort(), "y", "s1", by="site", estimator=AP)
+    other = aucpr(cohort(), "y", "s1", estimator=AP)
+    with pytest.raises(InputError, match="same grouping"):
+        publication_table([r, other])
+    with pytest.raises(InputError, match="different rows"):
+        publication_table([r, aucpr(cohort(seed=4), "y", "s1", by="site", estimator=AP)])
+    with pytest.raises(InputError, match="`digits`"):
+        publication_table(r, digits=-1)
+    with pytest.raises(InputError, match="share a header"):
+        publication_table([r, auroc(cohort(), "y", "s1", by="site")], labels={"AUROC": "AUCPR"})

@@ -1,43 +1,110 @@
 """Command line: ``aucpr-stats FILE --outcome y --score s --by site``.
 
-Bad columns or options print one line on stderr and exit with status 2; no
-traceback reaches the user.
+Prints a publication table (one row per group, "estimate (lower–upper)"
+cells, counts of positives and negatives) in text, CSV, Markdown, LaTeX or
+HTML. Bad columns or options print one line on stderr and exit with status 2;
+no traceback reaches the user.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
+import warnings
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
-from .api import aucpr
+from . import api
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
-from .exceptions import InputError, InputTypeError
+from .exceptions import InputError
+from .report import FORMATS, publication_table
 
 __all__ = ["main", "build_parser"]
 
+PROG = "aucpr-stats"
+
+#: Metrics the command line can compute, with their entry points in ``aucpr_stats.api``.
+METRICS = {"aucpr": "aucpr", "auroc": "auroc"}
+
+EXAMPLES = """\
+examples:
+  # AUCPR per site, with the default confidence interval, as a text table
+  aucpr-stats data/synthetic_cohort.csv --outcome disease --score model_a --by site
+
+  # the same with an R-style formula; two models side by side; AUCPR and AUROC
+  aucpr-stats data/synthetic_cohort.csv --formula "disease ~ model_a + model_b | site" \\
+      --metric aucpr --metric auroc
+
+  # real data (breast cancer, out-of-fold scores), a LaTeX table written to a file
+  aucpr-stats data/breast_cancer_oof.csv --formula "malignant ~ logistic + forest | size_group" \\
+      --format latex --output table2.tex
+
+  # the plain numbers (one row per group, estimator and method) as CSV
+  aucpr-stats data/synthetic_cohort.csv --outcome disease --score model_a --raw --format csv
+
+Exit status: 0 on success, 2 for a bad file, column or option (one line on stderr).
+"""
+
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``aucpr-stats``."""
     parser = argparse.ArgumentParser(
-        prog="aucpr-stats",
-        description=(
-            "Area under the precision-recall curve per group, from a CSV or Parquet file. "
-            "Example: aucpr-stats data/synthetic_cohort.csv --outcome disease --score model_a --by site"
-        ),
+        prog=PROG,
+        description=textwrap.dedent("""\
+            Area under the precision-recall curve (AUCPR) and the ROC curve (AUROC), per group,
+            with confidence intervals, from a CSV or Parquet file with one row per case.
+            Prints a publication table: one row per group with the numbers of positives and
+            negatives and "estimate (lower-upper)" cells."""),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", help="CSV (.csv) or Parquet (.parquet) file, one row per case")
-    parser.add_argument("--outcome", required=True, help="binary outcome column (0/1, boolean, or see --positive)")
-    parser.add_argument("--score", required=True, help="numeric score column; larger means more likely positive")
-    parser.add_argument("--by", action="append", default=None, metavar="COLUMN",
-                        help="grouping column; repeat for several")
-    parser.add_argument("--positive", default=None,
-                        help="the positive level of the outcome, when it is not 0/1 or boolean")
-    parser.add_argument("--estimator", action="append", default=None, choices=[*PR_ESTIMATORS, "all"],
-                        help=f"AUCPR estimator (default {DEFAULT_PR_ESTIMATOR}); repeat for several")
-    parser.add_argument("--missing", choices=["error", "drop"], default="error",
-                        help="what to do with rows whose outcome or score is missing (default: error)")
+    parser.add_argument("file", help="input file: .csv, .tsv or .parquet, one row per case")
+
+    cols = parser.add_argument_group("columns (give --outcome and --score, or --formula)")
+    cols.add_argument("--formula", metavar="FORMULA",
+                      help='R-style formula "outcome ~ score1 + score2 | group1 + group2"; '
+                           "replaces --outcome, --score and --by")
+    cols.add_argument("--outcome", metavar="COLUMN",
+                      help="binary outcome column: 0/1 or true/false (otherwise see --positive)")
+    cols.add_argument("--score", action="extend", nargs="+", metavar="COLUMN",
+                      help="numeric score column (larger = more likely positive); "
+                           "several columns give one column of the table per score")
+    cols.add_argument("--by", action="extend", nargs="+", metavar="COLUMN",
+                      help="grouping column(s): one row of the table per combination of their values")
+    cols.add_argument("--positive", metavar="LEVEL",
+                      help="the level of the outcome that counts as positive, when it is not 0/1 or "
+                           "true/false (every other level is negative)")
+    cols.add_argument("--missing", choices=["error", "drop"], default="error",
+                      help="rows with a missing outcome or score: stop with an error (default) or drop "
+                           "them (the count dropped is reported per group)")
+
+    stats = parser.add_argument_group("statistics")
+    stats.add_argument("--metric", action="append", choices=list(METRICS), metavar="{aucpr,auroc}",
+                       help="area to report: aucpr (default) or auroc; repeat for both")
+    stats.add_argument("--estimator", action="append", choices=[*PR_ESTIMATORS, "all"], metavar="NAME",
+                       help=f"AUCPR estimator (default {DEFAULT_PR_ESTIMATOR}); repeat for several, or 'all'. "
+                            f"Choices: {', '.join(PR_ESTIMATORS)}")
+    stats.add_argument("--interval", action="append", metavar="METHOD",
+                       help="confidence interval method, e.g. logit, binomial or bootstrap for AUCPR, "
+                            "delong for AUROC; 'default' (the default) uses each metric's recommended "
+                            "method; 'none' reports point estimates only; repeat for several")
+    stats.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    stats.add_argument("--seed", type=int, default=None,
+                       help="random seed for resampling intervals (bootstrap); same seed, same table")
+
+    out = parser.add_argument_group("output")
+    out.add_argument("--format", choices=FORMATS, default="text",
+                     help="text (default), csv, markdown, latex (booktabs) or html")
+    out.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of the screen")
+    out.add_argument("--digits", type=int, default=2, help="decimals shown in the table (default 2)")
+    out.add_argument("--scores-as", choices=["columns", "rows"], default="columns",
+                     help="with several scores: one column per score (default) or one row per score")
+    out.add_argument("--raw", action="store_true",
+                     help="print the unrounded numbers in long form (one row per group, estimator and "
+                          "interval method) instead of the publication table; text or csv only")
     return parser
 
 
@@ -49,15 +116,16 @@ def _read(path: Path) -> pl.LazyFrame:
         return pl.scan_parquet(path)
     if suffix in (".csv", ".txt"):
         return pl.scan_csv(path, infer_schema_length=10000)
-    raise InputError(f"file {str(path)!r}: expected a .csv or .parquet file")
+    if suffix == ".tsv":
+        return pl.scan_csv(path, separator="\t", infer_schema_length=10000)
+    raise InputError(f"file {str(path)!r}: expected a .csv, .tsv or .parquet file")
 
 
-def _positive_value(text: str | None, frame: pl.LazyFrame, outcome: str):
+def _positive_value(text: str | None, frame: pl.LazyFrame, outcome: str | None):
     """Read ``--positive`` in the type of the outcome column (text on the command line)."""
-    if text is None:
-        return None
-    schema = frame.collect_schema()
-    dtype = schema.get(outcome)
+    if text is None or outcome is None:
+        return text
+    dtype = frame.collect_schema().get(outcome)
     if dtype is None:
         return text
     if dtype == pl.Boolean:
@@ -75,30 +143,127 @@ def _positive_value(text: str | None, frame: pl.LazyFrame, outcome: str):
     return text
 
 
+def _columns(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """(outcome, score, by) from --formula or from --outcome/--score/--by."""
+    if args.formula is not None:
+        given = [f"--{n}" for n in ("outcome", "score", "by") if getattr(args, n)]
+        if given:
+            raise InputError(f"--formula replaces {', '.join(given)}; give one or the other")
+        from .formula import parse_formula
+
+        f = parse_formula(args.formula)
+        return f.outcome, f.score, (list(f.by) or None)
+    missing = [f"--{n}" for n in ("outcome", "score") if not getattr(args, n)]
+    if missing:
+        raise InputError(f"missing {' and '.join(missing)} (or give --formula \"outcome ~ score | group\")")
+    score = args.score[0] if len(args.score) == 1 else args.score
+    return args.outcome, score, args.by
+
+
+def _interval_method(args: argparse.Namespace) -> Any:
+    methods = args.interval or ["default"]
+    if "none" in methods:
+        if len(methods) > 1:
+            raise InputError("--interval none cannot be combined with other methods")
+        return None
+    return methods[0] if len(methods) == 1 else methods
+
+
+def _raw_frame(results: list, method: Any, level: float, options: dict) -> pl.DataFrame:
+    """The long frames of every result, one below the other, with a ``metric`` column first."""
+    from .report import _as_polars
+
+    parts = []
+    for r in results:
+        if method is None:
+            frames = [_as_polars(r.to_frame())]
+        else:
+            methods = [method] if isinstance(method, str) else list(method)
+            frames = []
+            for m in methods:
+                kwargs = dict(options, level=level) if m == "default" else dict(options, method=m, level=level)
+                frames.append(_as_polars(r.conf_int(**kwargs)))
+        for f in frames:
+            parts.append(f.select(pl.lit(r.metric).alias("metric"), pl.all()))
+    return pl.concat(parts, how="diagonal_relaxed")
+
+
+def _run(args: argparse.Namespace) -> str:
+    if not 0 < args.level < 1:
+        raise InputError(f"--level must be strictly between 0 and 1; got {args.level}")
+    if args.digits < 0:
+        raise InputError(f"--digits must be 0 or more; got {args.digits}")
+    if args.raw and args.format not in ("text", "csv"):
+        raise InputError(f"--raw prints text or csv; got --format {args.format}")
+    frame = _read(Path(args.file))
+    outcome, score, by = _columns(args)
+    positive = _positive_value(args.positive, frame, outcome)
+    metrics = list(dict.fromkeys(args.metric or ["aucpr"]))
+    estimator = args.estimator or [DEFAULT_PR_ESTIMATOR]
+    estimator = "all" if "all" in estimator else estimator
+    results = []
+    for metric in metrics:
+        fn = getattr(api, METRICS[metric], None)
+        if fn is None:
+            raise InputError(f"--metric {metric} is not available in this version")
+        kwargs: dict[str, Any] = {"positive": positive, "missing": args.missing}
+        if metric == "aucpr":
+            kwargs["estimator"] = estimator
+        results.append(fn(frame, outcome, score, by, **kwargs))
+    method = _interval_method(args)
+    options = {"seed": args.seed} if args.seed is not None else {}
+    if args.raw:
+        raw = _raw_frame(results, method, args.level, options)
+        if args.format == "csv":
+            return raw.write_csv()
+        from ._format import text_table
+
+        return text_table(raw, digits=max(args.digits, 4))
+    try:
+        table = publication_table(results, method=method, level=args.level, digits=args.digits,
+                                  scores_as=args.scores_as, **options)
+    except NotImplementedError as exc:
+        if args.interval:  # asked for explicitly: report it
+            raise
+        warnings.warn(f"{exc}; showing point estimates only")
+        table = publication_table(results, method=None, digits=args.digits, scores_as=args.scores_as)
+    if args.format == "text":
+        scores = score if isinstance(score, str) else ", ".join(score)
+        grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""
+        title = f"{' and '.join(m.upper() for m in metrics)} of {scores} for outcome {outcome}{grouping} ({args.file})"
+        return f"{title}\n\n{table.to_text()}"
+    return table.render(args.format)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        frame = _read(Path(args.file))
-        estimator = args.estimator or [DEFAULT_PR_ESTIMATOR]
-        estimator = "all" if "all" in estimator else estimator
-        result = aucpr(
-            frame,
-            outcome=args.outcome,
-            score=args.score,
-            by=args.by,
-            estimator=estimator,
-            positive=_positive_value(args.positive, frame, args.outcome),
-            missing=args.missing,
-        )
-    except (InputError, InputTypeError) as exc:
-        print(f"aucpr-stats: error: {exc}", file=sys.stderr)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            text = _run(args)
+        for w in caught:
+            if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
+                print(f"{PROG}: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
+        if args.output:
+            Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+            print(f"{PROG}: wrote {args.output}", file=sys.stderr)
+        else:
+            print(text.rstrip("\n"))
+    except (ValueError, TypeError, KeyError, NotImplementedError) as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if isinstance(exc, NotImplementedError):
+            message += " (try --interval none)"
+        print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
     except pl.exceptions.PolarsError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"aucpr-stats: error reading {args.file!r}: {first}", file=sys.stderr)
+        print(f"{PROG}: error reading {args.file!r}: {first}", file=sys.stderr)
         return 2
-    print(result.summary())
+    except OSError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

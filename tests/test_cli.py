@@ -1,29 +1,73 @@
-"""The command line on the shipped data, and its one-line errors."""
+"""The command line on the shipped data, its formats, and its one-line errors."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
-from sklearn.metrics import average_precision_score
+from sklearn.metrics import average_precision_score, roc_auc_score
 
+from aucpr_stats.api import aucpr
 from aucpr_stats.cli import main
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "synthetic_cohort.csv"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data" / "synthetic_cohort.csv"
 
 
-def test_per_group_table_on_shipped_data(capsys):
+def test_per_group_numbers_on_shipped_data(capsys):
     assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--by", "site",
-                 "--estimator", "average_precision"]) == 0
-    out = capsys.readouterr().out.splitlines()
+                 "--estimator", "average_precision", "--interval", "none", "--raw", "--format", "csv"]) == 0
+    out = pl.read_csv(io.StringIO(capsys.readouterr().out))
     frame = pl.read_csv(DATA)
-    rows = {line.split()[0]: line.split() for line in out[3:]}
+    assert out["site"].to_list() == ["A", "B", "C", "D"]
     for site, part in frame.group_by("site"):
-        expected = average_precision_score(part["disease"], part["model_a"])
-        assert float(rows[site[0]][2]) == pytest.approx(expected, abs=5e-5)
+        row = out.filter(pl.col("site") == site[0])
+        assert row["estimate"][0] == pytest.approx(average_precision_score(part["disease"], part["model_a"]),
+                                                   rel=1e-12)
+        assert row["n_pos"][0] == part["disease"].sum()
+
+
+def test_default_prints_publication_table(capsys):
+    assert main([str(DATA), "--formula", "disease ~ model_a + model_b | site", "--metric", "aucpr",
+                 "--metric", "auroc", "--interval", "none", "--digits", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("AUCPR and AUROC of model_a, model_b for outcome disease by site")
+    header = lines[2].split("  ")
+    assert [h.strip() for h in header if h.strip()] == [
+        "site", "Positives", "Negatives", "model_a: AUCPR", "model_b: AUCPR", "model_a: AUROC", "model_b: AUROC"]
+    frame = pl.read_csv(DATA)
+    part = frame.filter(pl.col("site") == "C")
+    row = next(line.split() for line in lines[4:] if line.startswith("C "))
+    assert row[1:3] == [str(part["disease"].sum()), str(part.height - part["disease"].sum())]
+    assert row[3] == f"{average_precision_score(part['disease'], part['model_a']):.3f}"
+    assert row[6] == f"{roc_auc_score(part['disease'], part['model_b']):.3f}"
+
+
+@pytest.mark.parametrize("fmt, start", [("markdown", "| site | Positives"), ("latex", r"\begin{table}"),
+                                        ("html", "<table"), ("csv", "site,Positives,Negatives,AUROC")])
+def test_formats_and_output_file(tmp_path, capsys, fmt, start):
+    out = tmp_path / f"table.{fmt}"
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--by", "site", "--metric", "auroc",
+                 "--interval", "delong", "--format", fmt, "--output", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith(start)
+    assert "wrote" in capsys.readouterr().err
+
+
+def test_parquet_input_and_positive_level(tmp_path, capsys):
+    frame = pl.read_csv(DATA).with_columns(
+        pl.when(pl.col("disease") == 1).then(pl.lit("case")).otherwise(pl.lit("control")).alias("status"))
+    path = tmp_path / "cohort.parquet"
+    frame.write_parquet(path)
+    assert main([str(path), "--outcome", "status", "--positive", "case", "--score", "model_b",
+                 "--interval", "none", "--raw", "--format", "csv"]) == 0
+    out = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    expected = aucpr(frame, "disease", "model_b").estimate
+    assert out["estimate"][0] == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -32,6 +76,12 @@ def test_per_group_table_on_shipped_data(capsys):
         (["--outcome", "diseased", "--score", "model_a"], "column 'diseased' given as `outcome` is not in `data`"),
         (["--outcome", "disease", "--score", "site"], "`score` column 'site' must be numeric"),
         (["--outcome", "site", "--score", "model_a"], "pass `positive=`"),
+        (["--outcome", "disease"], "missing --score"),
+        (["--formula", "disease ~ + model_a"], "expected a score column, found '+' at position 10"),
+        (["--formula", "disease ~ model_a", "--by", "site"], "--formula replaces --by"),
+        (["--outcome", "disease", "--score", "model_a", "--level", "95"], "--level must be strictly between 0 and 1"),
+        (["--outcome", "disease", "--score", "model_a", "--raw", "--format", "latex"], "--raw prints text or csv"),
+        (["--outcome", "disease", "--score", "model_a", "--metric", "auroc", "--interval", "nonsense"], "nonsense"),
     ],
 )
 def test_errors_are_one_line(capsys, args, message):
@@ -43,6 +93,23 @@ def test_errors_are_one_line(capsys, args, message):
 def test_missing_file(capsys):
     assert main(["no_such_file.csv", "--outcome", "y", "--score", "s"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_degenerate_groups_warn_in_one_line(capsys):
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--by", "site", "age_band",
+                 "--interval", "none"]) == 0
+    captured = capsys.readouterr()
+    assert all(line.startswith("aucpr-stats: warning: ") for line in captured.err.splitlines())
+
+
+def test_help_explains_usage(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    text = capsys.readouterr().out
+    for needle in ["--formula", "--outcome", "--score", "--by", "--positive", "--metric", "--estimator",
+                   "--interval", "--level", "--seed", "--format", "--output", "examples:", "Exit status"]:
+        assert needle in text
 
 
 def test_console_script_runs_without_traceback():

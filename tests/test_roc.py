@@ -294,3 +294,21 @@ def test_argument_errors():
     with pytest.raises(InputTypeError, match="`method`"):
         result.conf_int(method=3)
     assert list(ROC_ESTIMATORS) == ["a_prime"]
+
+
+# ------------------------------------------------------------------ bootstrap
+def test_bootstrap_is_reproducible_and_agrees_with_delong():
+    rng = np.random.default_rng(21)
+    y, s = random_scores(rng, 3000, prevalence=0.3, ties=True)
+    g = rng.integers(0, 2, 3000)
+    result = auroc(pl.DataFrame({"y": y, "s": s, "g": g}), "y", "s", by="g")
+    a = as_polars(result.conf_int(method="bootstrap", n_boot=1000, seed=5))
+    b = as_polars(result.conf_int(method="bootstrap", n_boot=1000, seed=np.random.default_rng(5)))
+    c = as_polars(result.conf_int(method="bootstrap", n_boot=1000, seed=6))
+    assert a.equals(b)
+    assert not a.equals(c)
+    delong = as_polars(result.conf_int(method="delong"))
+    # the bootstrap SD of A' estimates the same standard error as DeLong's components
+    np.testing.assert_allclose(a["se"].to_numpy(), delong["se"].to_numpy(), rtol=0.12)
+    assert (a["lower"] < a["estimate"]).all() and (a["estimate"] < a["upper"]).all()
+    assert a["method"].to_list() == ["bootstrap"] * 2

@@ -50,7 +50,8 @@ __all__ = [
 #: Interval methods of :meth:`AurocResult.conf_int`, in display order.
 ROC_METHODS = ("delong", "logit", "hanley_mcneil", "bootstrap")
 
-DEFAULT_N_BOOT = 2000
+#: Bootstrap replicates by default (as for AUCPR, :mod:`aucpr_stats.intervals.bootstrap`).
+DEFAULT_N_BOOT = 1000
 
 
 def normal_quantile(level: float) -> float:
@@ -165,25 +166,15 @@ def bootstrap_interval(ties: TieTable, level: float = 0.95, n_boot: int = DEFAUL
     Each replicate redraws the positive counts of a segment multinomially from
     its ``n_pos`` positives over the tie rows, and the negatives likewise
     (exactly equivalent to resampling rows within each class, with no re-sort),
-    using the shared counts kernel of :mod:`aucpr_stats.intervals.bootstrap`.
+    with the shared counts kernel :func:`aucpr_stats.intervals.bootstrap.bootstrap_estimates`.
     The interval is the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of
     the replicates; ``se`` is their standard deviation.
     """
-    replicates = bootstrap_replicates(ties, n_boot=n_boot, seed=seed)
-    alpha = (1.0 - level) / 2.0
-    with np.errstate(invalid="ignore"):
-        lower, upper = np.nanquantile(replicates, [alpha, 1.0 - alpha], axis=1) if replicates.size else (
-            np.full(ties.n_segments, np.nan), np.full(ties.n_segments, np.nan))
-        se = np.nanstd(replicates, axis=1, ddof=1) if replicates.size else np.full(ties.n_segments, np.nan)
-    return lower, upper, se
+    from .bootstrap import bootstrap_estimates, percentile_interval, replicate_summary
 
-
-def bootstrap_replicates(ties: TieTable, n_boot: int = DEFAULT_N_BOOT, seed=None) -> np.ndarray:
-    """A' of ``n_boot`` stratified bootstrap replicates, shape (n_segments, n_boot)."""
-    from .bootstrap import stratified_counts
-
-    replicate_ties = stratified_counts(ties, n_boot=n_boot, seed=seed)
-    return a_prime(replicate_ties).reshape(n_boot, ties.n_segments).T
+    replicates = bootstrap_estimates(ties, a_prime, n_boot=n_boot, seed=seed)
+    lower, upper = percentile_interval(replicates, level)
+    return lower, upper, replicate_summary(replicates)["se"]
 
 
 # -------------------------------------------------------- assembly per group
@@ -236,7 +227,7 @@ def roc_conf_int(result, method: str | Sequence[str] = "delong", level: float = 
         ``"bootstrap"``, a list of them, or ``"all"``.
     level : float
         Confidence level, strictly between 0 and 1.
-    n_boot : int, default 2000
+    n_boot : int, default 1000
         Bootstrap replicates (``"bootstrap"`` only).
     seed : int, numpy Generator or None
         Randomness for ``"bootstrap"``; the same seed gives the same interval.

@@ -17,12 +17,14 @@ import numpy as np
 
 from .._ties import TieTable
 from .average_precision import average_precision
+from .threshold_trapezoid import threshold_trapezoid
 
 Estimator = Callable[[TieTable], np.ndarray]
 
 #: Registry of AUCPR estimators by public name, in display order.
 PR_ESTIMATORS: dict[str, Estimator] = {
     "average_precision": average_precision,
+    "threshold_trapezoid": threshold_trapezoid,  # the addendum's curve (issue 4)
 }
 
 #: The default estimator of :func:`aucpr_stats.aucpr`.

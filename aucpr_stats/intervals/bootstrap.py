@@ -1,0 +1,373 @@
+"""Stratified bootstrap on tie-table counts (Boyd, Eng & Page 2013, section 3.2).
+
+A stratified bootstrap replicate resamples the ``n`` positive rows with
+replacement and, separately, the ``m`` negative rows, so the prevalence is
+exact in every replicate. Every statistic here depends on the rows only
+through the tie table, and resampling ``n`` positives with replacement puts
+a multinomial number of them on each tie row:
+
+.. math:: (P^*_1, \\dots, P^*_K) \\sim \\mathrm{Multinomial}(n;\\ p_1/n, \\dots, p_K/n)
+
+where ``p_k`` is the number of positives at the ``k``-th distinct score, and
+likewise for the negatives, independently. So a replicate is the original
+table with new counts: exactly the distribution of row resampling, with no
+re-sort, at a cost of O(rows + draws) per replicate.
+
+Draws are vectorised over replicates in memory-bounded chunks (a constant
+number of numpy calls per chunk, none per replicate or per group). Two exact
+samplers are used, whichever is cheaper for the table:
+
+* *units*: each of the ``n`` resampled positives picks one of the ``n``
+  original positives uniformly (Lemire's multiply-shift on 32 random bits,
+  with the rare biased draws rejected and redrawn, so exactly uniform), and
+  the picks are counted per tie row; cost O(n) per replicate;
+* *multinomial*: :meth:`numpy.random.Generator.multinomial` with one row of
+  probabilities per group; cost O(distinct scores) per replicate, far cheaper
+  when scores have many ties.
+
+Replicate tables are laid out replicate-major: segment ``b * n_segments + s``
+is replicate ``b`` of segment ``s``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+from .._ties import TieTable
+
+__all__ = [
+    "DEFAULT_N_BOOT",
+    "as_generator",
+    "iter_replicates",
+    "stratified_counts",
+    "bootstrap_estimates",
+    "percentile_interval",
+    "merge_negative_runs",
+    "POSITIVE_ROW_ESTIMATORS",
+    "study_interval",
+]
+
+#: Replicates of a bootstrap interval, as in Boyd et al. (2013).
+DEFAULT_N_BOOT = 1000
+
+#: Default memory budget of one chunk, in array elements (about 8 MB per int64 array).
+DEFAULT_CHUNK_ELEMENTS = 1 << 20
+
+#: Estimators that depend on a tie table only through the precision at the
+#: rows holding positives (and the number of positives), so that merging each
+#: run of negative-only rows into the next row with a positive changes neither
+#: the estimate nor, because multinomial counts aggregate, the bootstrap
+#: distribution. The bootstrap of these runs on the merged, smaller table.
+POSITIVE_ROW_ESTIMATORS = frozenset({"average_precision"})
+
+_TWO32 = np.uint64(1 << 32)
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+def as_generator(seed) -> np.random.Generator:
+    """``seed`` (None, an int or a Generator) as a numpy Generator; a Generator is used as is."""
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+# ------------------------------------------------------------------ sampling
+def _uniform_below(rng: np.random.Generator, high: np.ndarray, rows: int) -> np.ndarray:
+    """Exactly uniform integers in ``[0, high[j])``, shape (rows, high.size).
+
+    Lemire (2019), "Fast random integer generation in an interval": for a
+    uniform 32-bit ``x``, ``(x * h) >> 32`` is uniform on ``[0, h)`` once the
+    draws whose low 32 bits fall below ``2**32 mod h`` are rejected. Rejected
+    draws (a fraction below ``h / 2**32``) are redrawn with
+    :meth:`~numpy.random.Generator.integers`, which keeps the result exactly
+    uniform and independent. ``high`` may differ per column (groups of
+    different sizes), which ``Generator.integers`` handles ten times slower.
+    """
+    n = rows * high.size
+    raw = rng.bit_generator.random_raw((n + 1) // 2)
+    x = raw.view(np.uint32)[:n].reshape(rows, high.size)
+    h = high.astype(np.uint64)
+    m = x * h  # uint32 * uint64 -> uint64, exact since both factors < 2**32
+    out = (m >> np.uint64(32)).astype(np.int64)
+    bad = (m & _LOW32) < ((_TWO32 - h) % h)
+    if bad.any():
+        rr, cc = np.nonzero(bad)
+        out[rr, cc] = rng.integers(0, high[cc])
+    return out
+
+
+class _ClassSampler:
+    """Draws replicate counts of one class (positives or negatives) of a table."""
+
+    def __init__(self, ties: TieTable, counts: np.ndarray):
+        self.n_rows = ties.n_rows
+        self.totals = ties.segment_sum(counts)  # units (rows of this class) per segment
+        n_units = int(self.totals.sum())
+        lengths = ties.lengths
+        n_seg = ties.n_segments
+        width = int(lengths.max()) if n_seg and ties.n_rows else 0
+        # cost model in nanoseconds per replicate, measured on numpy 2.4:
+        # ~10 per unit (draw, gather, count) vs ~120 per multinomial category
+        self.use_multinomial = n_seg * width * 120 < n_units * 10
+        if self.use_multinomial:
+            # right-aligned rows of probabilities: numpy gives the multinomial
+            # remainder to the last category, which must be a real tie row
+            self.width = width
+            col = np.arange(ties.n_rows) - np.repeat(ties.offsets[:-1], lengths) + np.repeat(width - lengths, lengths)
+            self.flat = ties.segment_ids() * width + col
+            pvals = np.zeros(n_seg * width)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                pvals[self.flat] = counts / np.repeat(self.totals, lengths)
+            pvals = pvals.reshape(n_seg, width)
+            empty = self.totals == 0
+            pvals[empty] = 0.0
+            if width:
+                pvals[empty, -1] = 1.0
+            self.pvals = pvals
+        else:
+            # unit u of segment s is the u-th row of that class in s
+            self.unit_row = np.repeat(np.arange(ties.n_rows, dtype=np.int64), counts)
+            unit_start = np.zeros(n_seg, dtype=np.int64)
+            np.cumsum(self.totals[:-1], out=unit_start[1:])
+            seg_of_unit = np.repeat(np.arange(n_seg), self.totals)
+            sizes = np.unique(self.totals[self.totals > 0])
+            # one segment size: Generator.integers with a scalar bound (fastest);
+            # several: Lemire's method with a bound per unit
+            self.high = int(sizes[0]) if sizes.size == 1 else self.totals[seg_of_unit]
+            self.unit_start = None if n_seg == 1 else unit_start[seg_of_unit]
+
+    def draw(self, rng: np.random.Generator, n_rep: int) -> np.ndarray:
+        """Counts of ``n_rep`` replicates, replicate-major, shape (n_rep * n_rows,)."""
+        if self.use_multinomial:
+            if self.width == 0:
+                return np.zeros(0, dtype=np.int64)
+            draws = rng.multinomial(self.totals, self.pvals, size=(n_rep, self.pvals.shape[0]))
+            return draws.reshape(n_rep, -1)[:, self.flat].ravel()
+        n_units = self.unit_row.size
+        if n_units == 0:
+            return np.zeros(n_rep * self.n_rows, dtype=np.int64)
+        if isinstance(self.high, int):
+            picks = rng.integers(0, self.high, size=(n_rep, n_units))
+        else:
+            picks = _uniform_below(rng, self.high, n_rep)
+        if self.unit_start is not None:
+            picks += self.unit_start
+        rows = self.unit_row[picks]
+        rows += (np.arange(n_rep, dtype=np.int64) * self.n_rows)[:, None]
+        return np.bincount(rows.ravel(), minlength=n_rep * self.n_rows)
+
+
+def _chunk_size(ties: TieTable, chunk_size: int | None) -> int:
+    if chunk_size is not None:
+        return max(1, int(chunk_size))
+    per_replicate = max(1, ties.n_rows + int(ties.pos.sum()) + int(ties.neg.sum()))
+    return max(1, DEFAULT_CHUNK_ELEMENTS // per_replicate)
+
+
+def iter_replicates(ties: TieTable, n_boot: int, rng: np.random.Generator,
+                    chunk_size: int | None = None) -> Iterator[tuple[int, int, TieTable]]:
+    """Stratified bootstrap replicates of every segment of ``ties``, chunk by chunk.
+
+    Parameters
+    ----------
+    ties : TieTable
+        Segments to resample (each class is resampled within its segment; a
+        segment without positives keeps zero positives, and likewise).
+    n_boot : int
+        Number of replicates.
+    rng : numpy.random.Generator
+        Source of randomness (see :func:`as_generator`).
+    chunk_size : int, optional
+        Replicates per chunk; by default as many as fit in about 2**20 array
+        elements. The draws depend on the chunk size, so keep it fixed for
+        reproducible results.
+
+    Yields
+    ------
+    start, stop : int
+        The replicates ``start:stop`` held by this chunk.
+    table : TieTable
+        Segment ``b * ties.n_segments + s`` is replicate ``start + b`` of
+        segment ``s``: the same scores with stratified resampled counts.
+    """
+    n_seg, n_rows = ties.n_segments, ties.n_rows
+    per_chunk = min(_chunk_size(ties, chunk_size), max(n_boot, 1))
+    positives, negatives = _ClassSampler(ties, ties.pos), _ClassSampler(ties, ties.neg)
+    # scores and offsets of a full chunk, built once and sliced for the last
+    score = np.tile(ties.score, per_chunk)
+    offsets = (ties.offsets[:-1][None, :] + (np.arange(per_chunk) * n_rows)[:, None]).ravel()
+    offsets = np.append(offsets, per_chunk * n_rows)
+    for start in range(0, n_boot, per_chunk):
+        stop = min(n_boot, start + per_chunk)
+        size = stop - start
+        pos = positives.draw(rng, size)
+        neg = negatives.draw(rng, size)
+        if size == per_chunk:
+            table = TieTable(score, pos, neg, offsets)
+        else:
+            table = TieTable(score[: size * n_rows], pos, neg,
+                             np.append(offsets[: size * n_seg], size * n_rows))
+        yield start, stop, table
+
+
+def stratified_counts(ties: TieTable, n_boot: int = DEFAULT_N_BOOT, seed=None,
+                      chunk_size: int | None = None) -> TieTable:
+    """All ``n_boot`` replicates in one table (replicate-major; see :func:`iter_replicates`).
+
+    Convenient for small tables; use :func:`bootstrap_estimates` to keep
+    memory bounded on large ones.
+    """
+    rng = as_generator(seed)
+    parts = list(iter_replicates(ties, n_boot, rng, chunk_size))
+    if not parts:
+        return TieTable(np.empty(0), np.empty(0), np.empty(0), np.zeros(1))
+    tables = [t for _, _, t in parts]
+    offsets = [np.zeros(1, dtype=np.int64)]
+    base = 0
+    for t in tables:
+        offsets.append(t.offsets[1:] + base)
+        base += t.n_rows
+    return TieTable(np.concatenate([t.score for t in tables]), np.concatenate([t.pos for t in tables]),
+                    np.concatenate([t.neg for t in tables]), np.concatenate(offsets))
+
+
+def bootstrap_estimates(ties: TieTable, fns: Callable | Sequence[Callable], n_boot: int = DEFAULT_N_BOOT,
+                        seed=None, chunk_size: int | None = None) -> np.ndarray:
+    """Statistics of stratified bootstrap replicates of every segment.
+
+    Parameters
+    ----------
+    ties : TieTable
+        Segments with at least one positive and one negative.
+    fns : callable or sequence of callables
+        ``fn(TieTable) -> ndarray[n_segments]``, e.g. registered estimators.
+        All statistics see the same replicates (paired).
+    n_boot : int
+        Number of replicates.
+    seed : None, int or numpy.random.Generator
+        Same seed (and chunk size), same replicates.
+    chunk_size : int, optional
+        Replicates per chunk (memory bound), see :func:`iter_replicates`.
+
+    Returns
+    -------
+    ndarray, shape (n_segments, n_boot), or (len(fns), n_segments, n_boot)
+        when ``fns`` is a sequence.
+
+    Examples
+    --------
+    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.estimators import average_precision
+    >>> t = TieTable([3.0, 2.0, 1.0, 0.0], [2, 0, 1, 0], [0, 1, 1, 2], [0, 4])
+    >>> bootstrap_estimates(t, average_precision, n_boot=200, seed=1).shape
+    (1, 200)
+    """
+    single = callable(fns)
+    funcs = [fns] if single else list(fns)
+    out = np.full((len(funcs), ties.n_segments, n_boot), np.nan)
+    rng = as_generator(seed)
+    for start, stop, table in iter_replicates(ties, n_boot, rng, chunk_size):
+        for j, fn in enumerate(funcs):
+            with np.errstate(all="ignore"):
+                values = np.asarray(fn(table), dtype=np.float64)
+            out[j, :, start:stop] = values.reshape(stop - start, ties.n_segments).T
+    return out[0] if single else out
+
+
+def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval: the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles over the last axis.
+
+    NaN replicates are ignored; all-NaN rows give NaN bounds. Quantiles use
+    numpy's default (linear interpolation between order statistics).
+    """
+    alpha = (1.0 - level) / 2.0
+    replicates = np.asarray(replicates, dtype=np.float64)
+    if replicates.shape[-1] == 0:
+        nan = np.full(replicates.shape[:-1], np.nan)
+        return nan, nan.copy()
+    finite = ~np.isnan(replicates)
+    if finite.all():
+        lower, upper = np.quantile(replicates, [alpha, 1.0 - alpha], axis=-1)
+        return lower, upper
+    with np.errstate(invalid="ignore"), _quiet_all_nan():
+        lower, upper = np.nanquantile(replicates, [alpha, 1.0 - alpha], axis=-1)
+    return lower, upper
+
+
+class _quiet_all_nan:
+    """Silence numpy's 'All-NaN slice' RuntimeWarning (all-NaN rows give NaN by design)."""
+
+    def __enter__(self):
+        import warnings
+
+        self._ctx = warnings.catch_warnings()
+        self._ctx.__enter__()
+        warnings.filterwarnings("ignore", message="All-NaN slice", category=RuntimeWarning)
+        warnings.filterwarnings("ignore", message="Degrees of freedom", category=RuntimeWarning)
+        warnings.filterwarnings("ignore", message="Mean of empty slice", category=RuntimeWarning)
+        return self
+
+    def __exit__(self, *exc):
+        return self._ctx.__exit__(*exc)
+
+
+def replicate_summary(replicates: np.ndarray) -> dict[str, np.ndarray]:
+    """Per row of ``replicates`` (last axis = replicates): count, mean, median and sd of the non-NaN values."""
+    with np.errstate(invalid="ignore"), _quiet_all_nan():
+        return {
+            "n_boot": np.sum(~np.isnan(replicates), axis=-1),
+            "boot_mean": np.nanmean(replicates, axis=-1),
+            "boot_median": np.nanmedian(replicates, axis=-1),
+            "se": np.nanstd(replicates, axis=-1, ddof=1),
+        }
+
+
+# ------------------------------------------------------------- table reduction
+def merge_negative_runs(ties: TieTable) -> TieTable:
+    """Merge every run of negative-only rows into the next row holding positives.
+
+    Within each segment, a row without positives is merged into the first
+    following row that has positives (its negatives join that tie block);
+    rows after the last positive are merged into the segment's last row. The
+    precision at every row holding positives is unchanged, so estimators in
+    :data:`POSITIVE_ROW_ESTIMATORS` give the same value; and since the
+    negative counts of merged rows add up, multinomial resampling of the
+    merged table has exactly the distribution of the merged counts of a
+    resampled original table. The bootstrap of average precision on
+    continuous scores thereby runs on about ``n`` rows instead of ``n + m``.
+    """
+    if ties.n_rows == 0:
+        return ties
+    n_rows = ties.n_rows
+    last = np.zeros(n_rows, dtype=bool)
+    nonempty = ties.lengths > 0
+    last[ties.offsets[1:][nonempty] - 1] = True
+    anchor = (ties.pos > 0) | last
+    # each row goes to the first anchor at or after it (never past its segment's last row)
+    index = np.where(anchor, np.arange(n_rows), n_rows)
+    target = np.minimum.accumulate(index[::-1])[::-1]
+    new_index = np.cumsum(anchor) - 1
+    neg = np.bincount(new_index[target], weights=ties.neg, minlength=int(anchor.sum())).astype(np.int64)
+    kept = ties.segment_sum(anchor.astype(np.int64))
+    offsets = np.zeros(ties.n_segments + 1, dtype=np.int64)
+    np.cumsum(kept, out=offsets[1:])
+    return TieTable(ties.score[anchor], ties.pos[anchor], neg, offsets)
+
+
+# --------------------------------------------------- simulation-study arm
+def study_interval(ties: TieTable, estimator: Callable, level: float = 0.95, rng=None,
+                   n_boot: int = DEFAULT_N_BOOT, chunk_size: int | None = None,
+                   merge_negatives: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap percentile interval of ``estimator`` for every segment: (lower, upper).
+
+    The array-level entry point of the simulation study (one segment per
+    simulated data set). ``merge_negatives`` applies :func:`merge_negative_runs`
+    first; by default it does so when ``estimator`` is average precision.
+    """
+    from ..estimators import PR_ESTIMATORS
+
+    if merge_negatives is None:
+        merge_negatives = any(PR_ESTIMATORS.get(name) is estimator for name in POSITIVE_ROW_ESTIMATORS)
+    table = merge_negative_runs(ties) if merge_negatives else ties
+    replicates = bootstrap_estimates(table, estimator, n_boot=n_boot, seed=as_generator(rng), chunk_size=chunk_size)
+    return percentile_interval(replicates, level)

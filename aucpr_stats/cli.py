@@ -26,6 +26,9 @@ __all__ = ["main", "build_parser"]
 
 PROG = "aucpr-stats"
 
+#: Interval methods that resample and so take ``--seed``.
+RESAMPLING_METHODS = ("bootstrap", "cross_validation")
+
 #: Metrics the command line can compute, with their entry points in ``aucpr_stats.api``.
 METRICS = {"aucpr": "aucpr", "auroc": "auroc"}
 
@@ -181,7 +184,8 @@ def _raw_frame(results: list, method: Any, level: float, options: dict) -> pl.Da
             methods = [method] if isinstance(method, str) else list(method)
             frames = []
             for m in methods:
-                kwargs = dict(options, level=level) if m == "default" else dict(options, method=m, level=level)
+                extra = dict(options.get(m, {}))
+                kwargs = dict(extra, level=level) if m == "default" else dict(extra, method=m, level=level)
                 frames.append(_as_polars(r.conf_int(**kwargs)))
         for f in frames:
             parts.append(f.select(pl.lit(r.metric).alias("metric"), pl.all()))
@@ -211,9 +215,15 @@ def _run(args: argparse.Namespace) -> str:
             kwargs["estimator"] = estimator
         results.append(fn(frame, outcome, score, by, **kwargs))
     method = _interval_method(args)
-    options = {"seed": args.seed} if args.seed is not None else {}
+    # the seed goes only to the resampling methods (the closed forms take no options)
+    methods = [] if method is None else ([method] if isinstance(method, str) else list(method))
+    resampling = [m for m in methods if m in RESAMPLING_METHODS]
+    if args.seed is not None and not resampling:
+        raise InputError(f"--seed is for resampling intervals ({', '.join(RESAMPLING_METHODS)}); "
+                         f"got --interval {' '.join(methods) or 'none'}")
+    method_options = {m: {"seed": args.seed} for m in resampling} if args.seed is not None else {}
     if args.raw:
-        raw = _raw_frame(results, method, args.level, options)
+        raw = _raw_frame(results, method, args.level, method_options)
         if args.format == "csv":
             return raw.write_csv()
         from ._format import text_table
@@ -221,7 +231,7 @@ def _run(args: argparse.Namespace) -> str:
         return text_table(raw, digits=max(args.digits, 4))
     try:
         table = publication_table(results, method=method, level=args.level, digits=args.digits,
-                                  scores_as=args.scores_as, **options)
+                                  scores_as=args.scores_as, method_options=method_options)
     except NotImplementedError as exc:
         if args.interval:  # asked for explicitly: report it
             raise

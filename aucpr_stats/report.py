@@ -97,8 +97,10 @@ def _methods_for(result: Any, method: Any) -> list[str | None]:
     )
 
 
-def _interval_frame(result: Any, method: str, level: float, options: Mapping) -> tuple[pl.DataFrame, str]:
+def _interval_frame(result: Any, method: str, level: float, options: Mapping,
+                    method_options: Mapping[str, Mapping] | None = None) -> tuple[pl.DataFrame, str]:
     """Interval frame of one result and the method name it reports."""
+    options = {**options, **((method_options or {}).get(method, {}))}
     if method == "default":
         frame = _as_polars(result.conf_int(level=level, **options))
     else:
@@ -246,6 +248,7 @@ def publication_table(
     scores_as: str = "columns",
     sep: str = "\u2013",
     na: str = "NA",
+    method_options: Mapping[str, Mapping[str, Any]] | None = None,
     **conf_int_options: Any,
 ) -> PublicationTable:
     """Turn results into a publication table, one row per group.
@@ -281,8 +284,11 @@ def publication_table(
     na : str
         Text shown for a missing estimate or bound (e.g. a group without
         positives).
+    method_options : dict, optional
+        Options for one method only, e.g. ``{"bootstrap": {"n_boot": 2000, "seed": 1}}``
+        (methods reject options they do not take).
     **conf_int_options
-        Passed on to every ``conf_int`` call (e.g. ``n_boot=``, ``seed=``).
+        Passed on to every ``conf_int`` call.
 
     Returns
     -------
@@ -395,7 +401,7 @@ def publication_table(
                 )
                 reported = None
             else:
-                frame, reported = _interval_frame(r, m, level, conf_int_options)
+                frame, reported = _interval_frame(r, m, level, conf_int_options, method_options)
             if reported not in methods_by_metric[r.metric]:
                 methods_by_metric[r.metric].append(reported)
             if SCORE_KEY not in frame.columns:

@@ -118,3 +118,15 @@ def test_console_script_runs_without_traceback():
         capture_output=True, text=True,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_seed_makes_bootstrap_tables_reproducible(capsys):
+    args = [str(DATA), "--formula", "disease ~ model_a | site", "--metric", "auroc", "--interval", "bootstrap",
+            "--digits", "4"]
+    outs = []
+    for seed in ("7", "7", "8"):
+        assert main([*args, "--seed", seed]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and outs[0] != outs[2]
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--metric", "auroc", "--seed", "1"]) == 2
+    assert "--seed is for resampling intervals" in capsys.readouterr().err

@@ -1,0 +1,250 @@
+"""Paired and unpaired comparisons of AUCs: DeLong's test against a brute force, bootstraps."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+from aucpr_stats.api import auroc
+from aucpr_stats.compare import ComparisonResult, bootstrap_p_value, compare
+from aucpr_stats.exceptions import DegenerateGroupWarning, InputError, MissingValueError
+
+from .conftest import as_polars, make_frame, result_frame_type
+
+
+def psi(x, y):
+    return 1.0 if x > y else (0.5 if x == y else 0.0)
+
+
+def brute_force_paired_delong(y, s1, s2):
+    """DeLong, DeLong & Clarke-Pearson (1988) for two tests, written with explicit loops."""
+    pos = [i for i in range(len(y)) if y[i]]
+    neg = [j for j in range(len(y)) if not y[j]]
+    m, n = len(pos), len(neg)
+    tests = (s1, s2)
+    v10 = [[sum(psi(s[i], s[j]) for j in neg) / n for i in pos] for s in tests]
+    v01 = [[sum(psi(s[i], s[j]) for i in pos) / m for j in neg] for s in tests]
+    theta = [sum(v) / m for v in v10]
+    s10 = [[sum((v10[r][i] - theta[r]) * (v10[q][i] - theta[q]) for i in range(m)) / (m - 1) for q in range(2)]
+           for r in range(2)]
+    s01 = [[sum((v01[r][j] - theta[r]) * (v01[q][j] - theta[q]) for j in range(n)) / (n - 1) for q in range(2)]
+           for r in range(2)]
+    cov = [[s10[r][q] / m + s01[r][q] / n for q in range(2)] for r in range(2)]
+    var = cov[0][0] + cov[1][1] - 2 * cov[0][1]
+    diff = theta[0] - theta[1]
+    z = diff / math.sqrt(var)
+    return {
+        "estimate_a": theta[0],
+        "estimate_b": theta[1],
+        "difference": diff,
+        "se": math.sqrt(var),
+        "z": z,
+        "p_value": 2 * stats.norm.sf(abs(z)),
+        "correlation": cov[0][1] / math.sqrt(cov[0][0] * cov[1][1]),
+    }
+
+
+def tied_data(rng, n, groups=1):
+    y = rng.random(n) < 0.4
+    y[:2], y[2:4] = True, False
+    s1 = rng.integers(0, 5, n) + 1.5 * y
+    s2 = np.round(0.5 * s1 + rng.integers(0, 3, n), 0)  # correlated with s1, heavily tied
+    g = rng.integers(0, groups, n)
+    return y, s1.astype(float), s2.astype(float), g
+
+
+def test_paired_delong_matches_brute_force_with_ties():
+    rng = np.random.default_rng(8)
+    for _ in range(25):
+        n = int(rng.integers(8, 40))
+        y, s1, s2, _ = tied_data(rng, n)
+        if np.all(s1 == s2):
+            continue
+        row = compare(pl.DataFrame({"y": y, "s1": s1, "s2": s2}), "y", ["s1", "s2"]).to_frame().row(0, named=True)
+        expected = brute_force_paired_delong(y, s1, s2)
+        for column, value in expected.items():
+            assert row[column] == pytest.approx(value, rel=1e-10, abs=1e-13), column
+        z = stats.norm.ppf(0.975)
+        assert (row["lower"], row["upper"]) == pytest.approx(
+            (expected["difference"] - z * expected["se"], expected["difference"] + z * expected["se"]), rel=1e-10)
+
+
+def test_paired_delong_per_group_and_frame_type(frame_kind):
+    rng = np.random.default_rng(3)
+    y, s1, s2, g = tied_data(rng, 300, groups=3)
+    s3 = s1 + rng.normal(size=300)
+    data = make_frame({"y": y.astype(int), "s1": s1, "s2": s2, "s3": s3, "g": g}, frame_kind)
+    result = compare(data, "y", ["s1", "s2", "s3"], by="g", reference="s3")
+    assert isinstance(result, ComparisonResult)
+    frame = result.to_frame()
+    assert isinstance(frame, result_frame_type(frame_kind))
+    assert list(frame.columns) == [
+        "g", "score_a", "score_b", "estimator", "estimate_a", "estimate_b", "difference", "se", "z", "p_value",
+        "method", "level", "lower", "upper", "correlation", "n_pos", "n_neg", "n_missing", "note",
+    ]
+    frame = as_polars(frame)
+    assert frame.select("g", "score_a", "score_b").rows() == [
+        (k, a, "s3") for k in range(3) for a in ("s1", "s2")
+    ]
+    columns = {"s1": s1, "s2": s2, "s3": s3}
+    for row in frame.iter_rows(named=True):
+        mask = g == row["g"]
+        expected = brute_force_paired_delong(y[mask], columns[row["score_a"]][mask], s3[mask])
+        assert row["p_value"] == pytest.approx(expected["p_value"], rel=1e-9)
+        assert row["correlation"] == pytest.approx(expected["correlation"], rel=1e-9)
+        assert row["estimate_a"] == pytest.approx(roc_auc_score(y[mask], columns[row["score_a"]][mask]), abs=1e-13)
+
+
+def test_identical_scores_give_zero_difference():
+    rng = np.random.default_rng(1)
+    y, s1, _, _ = tied_data(rng, 200)
+    data = pl.DataFrame({"y": y, "a": s1, "b": 2 * s1 + 1})  # same ranking
+    delong = compare(data, "y", ["a", "b"])
+    assert delong.difference == 0.0 and delong.p_value == 1.0
+    boot = compare(data, "y", ["a", "b"], method="bootstrap", n_boot=200, seed=1).to_frame().row(0, named=True)
+    assert boot["difference"] == 0.0 and boot["se"] == 0.0 and boot["p_value"] == 1.0
+    assert boot["lower"] == boot["upper"] == 0.0
+
+
+@pytest.mark.parametrize("metric", ["auroc", "aucpr"])
+def test_paired_bootstrap_is_reproducible_and_paired(metric):
+    rng = np.random.default_rng(4)
+    n = 1500
+    y = rng.random(n) < 0.3
+    common = rng.normal(size=n)  # a shared component makes the two scores correlated
+    a = common + 1.0 * y + 0.5 * rng.normal(size=n)
+    b = common + 0.7 * y + 0.5 * rng.normal(size=n)
+    data = pl.DataFrame({"y": y, "a": a, "b": np.round(b, 1)})
+    first = compare(data, "y", ["a", "b"], metric=metric, method="bootstrap", n_boot=1000, seed=11).to_frame()
+    again = compare(data, "y", ["a", "b"], metric=metric, method="bootstrap", n_boot=1000,
+                    seed=np.random.default_rng(11)).to_frame()
+    other = compare(data, "y", ["a", "b"], metric=metric, method="bootstrap", n_boot=1000, seed=12).to_frame()
+    assert first.equals(again) and not first.equals(other)
+    row = first.row(0, named=True)
+    score = roc_auc_score if metric == "auroc" else average_precision_score
+    assert row["estimate_a"] == pytest.approx(score(y, a), abs=1e-12)
+    assert row["estimate_b"] == pytest.approx(score(y, np.round(b, 1)), abs=1e-12)
+    assert row["lower"] < row["difference"] < row["upper"]
+    # pairing: the replicates are strongly correlated, so the difference is far more
+    # precise than the two separate bootstrap SEs combined as if independent
+    assert row["correlation"] > 0.5
+    if metric == "auroc":
+        delong = compare(data, "y", ["a", "b"]).to_frame().row(0, named=True)
+        assert row["se"] == pytest.approx(delong["se"], rel=0.15)
+        assert row["correlation"] == pytest.approx(delong["correlation"], abs=0.08)
+        separate = as_polars(auroc(data, "y", ["a", "b"]).conf_int(method="delong"))["se"].to_numpy()
+        assert delong["se"] < 0.8 * np.sqrt((separate**2).sum())
+
+
+def test_bootstrap_p_value_formula():
+    reps = np.array([[-0.2, 0.1, 0.3, 0.5, 0.0], [0.1, 0.2, 0.3, 0.4, 0.5]])
+    # first row: 2 replicates <= 0, 4 >= 0 -> 2 * (1 + 2) / 6; second: 0 <= 0 -> 2 * 1 / 6
+    np.testing.assert_allclose(bootstrap_p_value(reps), [1.0, 2 / 6])
+    assert np.isnan(bootstrap_p_value(np.full((1, 3), np.nan))[0])
+
+
+def test_unpaired_delong_adds_the_variances():
+    rng = np.random.default_rng(6)
+    n = 900
+    y = rng.random(n) < 0.35
+    s = rng.normal(size=n) + y
+    site = rng.choice(["north", "south", "west"], n)
+    data = pl.DataFrame({"y": y, "s": s, "site": site})
+    result = compare(data, "y", "s", between="site", reference="north")
+    frame = as_polars(result.to_frame())
+    assert frame.select("site_a", "site_b").rows() == [("south", "north"), ("west", "north")]
+    assert result.paired is False
+    per_site = as_polars(auroc(data, "y", "s", by="site").conf_int(method="delong"))
+    se = dict(zip(per_site["site"], per_site["se"]))
+    est = dict(zip(per_site["site"], per_site["estimate"]))
+    for row in frame.iter_rows(named=True):
+        assert row["difference"] == pytest.approx(est[row["site_a"]] - est[row["site_b"]], abs=1e-15)
+        assert row["se"] == pytest.approx(math.hypot(se[row["site_a"]], se[row["site_b"]]), rel=1e-12)
+        z = row["difference"] / row["se"]
+        assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-12)
+        assert math.isnan(row["correlation"])
+        mask = site == row["site_a"]
+        assert (row["n_pos_a"], row["n_neg_a"]) == (int(y[mask].sum()), int((~y[mask]).sum()))
+
+
+def test_unpaired_bootstrap_all_pairs_by_group():
+    rng = np.random.default_rng(2)
+    n = 800
+    y = rng.random(n) < 0.4
+    data = pl.DataFrame({"y": y, "s": rng.normal(size=n) + y, "src": rng.choice([1, 2, 3], n),
+                         "sex": rng.choice(["F", "M"], n)})
+    result = compare(data, "y", ["s"], by="sex", between="src", metric="aucpr", n_boot=300, seed=3)
+    frame = result.to_frame()
+    assert frame.select("sex", "src_a", "src_b").rows() == [
+        (sex, a, b) for sex in ("F", "M") for a, b in ((1, 2), (1, 3), (2, 3))
+    ]
+    assert frame["method"].unique().to_list() == ["bootstrap"]
+    again = compare(data, "y", ["s"], by="sex", between="src", metric="aucpr", n_boot=300, seed=3)
+    assert again.to_frame().equals(frame)
+
+
+def test_missing_drop_uses_complete_rows():
+    rng = np.random.default_rng(5)
+    y, s1, s2, _ = tied_data(rng, 120)
+    s2 = s2.copy()
+    s2[[5, 9, 30]] = np.nan
+    data = pl.DataFrame({"y": y, "a": s1, "b": s2})
+    with pytest.raises(MissingValueError):
+        compare(data, "y", ["a", "b"])
+    row = compare(data, "y", ["a", "b"], missing="drop").to_frame().row(0, named=True)
+    keep = ~np.isnan(s2)
+    assert row["n_missing"] == 3
+    expected = brute_force_paired_delong(y[keep], s1[keep], s2[keep])
+    assert row["se"] == pytest.approx(expected["se"], rel=1e-10)
+
+
+def test_degenerate_group_is_noted():
+    data = pl.DataFrame({"y": [1, 0, 1, 0, 1, 1, 0, 1], "a": [0.9, 0.1, 0.8, 0.3, 0.5, 0.4, 0.2, 0.7],
+                         "b": [0.2, 0.1, 0.8, 0.9, 0.5, 0.4, 0.6, 0.3], "g": [1, 1, 1, 1, 2, 2, 1, 1]})
+    with pytest.warns(DegenerateGroupWarning, match="no negatives"):
+        frame = compare(data, "y", ["a", "b"], by="g").to_frame()
+    assert frame.filter(pl.col("g") == 2)["note"].to_list() == ["no negatives"]
+    assert frame.filter(pl.col("g") == 1)["note"].to_list() == [None]
+
+
+def test_summary_and_repr():
+    rng = np.random.default_rng(7)
+    y, s1, s2, _ = tied_data(rng, 200)
+    result = compare(pl.DataFrame({"y": y, "a": s1, "b": s2}), "y", ["a", "b"])
+    text = result.summary(digits=3)
+    assert text.splitlines()[0].startswith("Paired comparison of AUROC (DeLong test) of scores 'a', 'b'")
+    assert text.splitlines()[1].split()[:4] == ["score_a", "score_b", "estimate_a", "estimate_b"]
+    assert repr(result).startswith("ComparisonResult(auroc, delong, difference=")
+    many = compare(pl.DataFrame({"y": y, "a": s1, "b": s2, "c": s1 - s2}), "y", ["a", "b", "c"])
+    with pytest.raises(AttributeError, match="3 rows"):
+        many.p_value
+
+
+def test_formula_interface():
+    rng = np.random.default_rng(9)
+    y, s1, s2, g = tied_data(rng, 150, groups=2)
+    data = pl.DataFrame({"y": y, "a": s1, "b": s2, "g": g})
+    assert compare("y ~ a + b | g", data=data).to_frame().equals(compare(data, "y", ["a", "b"], by="g").to_frame())
+
+
+def test_argument_errors():
+    data = pl.DataFrame({"y": [1, 0, 1, 0], "a": [0.9, 0.1, 0.8, 0.3], "b": [0.2, 0.1, 0.8, 0.9], "site": [1, 1, 2, 2]})
+    with pytest.raises(InputError, match="at least two columns for a paired comparison"):
+        compare(data, "y", ["a"])
+    with pytest.raises(InputError, match=r"`method` must be one of \['bootstrap'\]; got 'delong'"):
+        compare(data, "y", ["a", "b"], metric="aucpr", method="delong")
+    with pytest.raises(InputError, match=r"`metric` must be one of \['auroc', 'aucpr'\]; got 'auc'"):
+        compare(data, "y", ["a", "b"], metric="auc")
+    with pytest.raises(InputError, match=r"`reference` must be one of `scores` \['a', 'b'\]; got 'c'"):
+        compare(data, "y", ["a", "b"], reference="c")
+    with pytest.raises(InputError, match="`reference` must be a level of `between`"):
+        compare(data, "y", ["a"], between="site", reference=3)
+    with pytest.raises(InputError, match="`between` must not be"):
+        compare(data, "y", ["a"], between="a")
+    with pytest.raises(InputError, match="`n_boot` must be at least 2"):
+        compare(data, "y", ["a", "b"], n_boot=1)

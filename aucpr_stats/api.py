@@ -47,6 +47,7 @@ def aucpr(
     estimator: str | Sequence[str] = DEFAULT_PR_ESTIMATOR,
     positive: Any = None,
     missing: str = "error",
+    fold: str | None = None,
 ) -> AucprResult:
     """Area under the precision-recall curve, per group.
 
@@ -75,6 +76,11 @@ def aucpr(
     missing : {"error", "drop"}
         Rows with a null or NaN outcome or score raise an error (default), or
         are dropped and counted per group in the ``n_missing`` column.
+    fold : str, optional
+        A fold column (e.g. the fold of each out-of-fold prediction of the
+        caller's cross-validation). The result then also keeps a tie table per
+        group and fold, for ``.conf_int(method="cross_validation")`` over
+        these folds. The estimates do not depend on it.
 
     Returns
     -------
@@ -119,11 +125,18 @@ def aucpr(
     data, outcome, score, by = resolve(data_or_formula, data, outcome, score, by, function="aucpr")
     spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing)
     names = estimators_iv(estimator, PR_ESTIMATORS)
+    if fold is not None:
+        from .intervals.cross_validation import fold_column_iv, fold_tables
+
+        fold = fold_column_iv(data, fold, spec)
     ingested = ingest(data, spec)
     ties = ingested.ties
     estimates = _engine.evaluate(ties, PR_ESTIMATORS, names)
     notes = _engine.group_notes(ties.n_pos, ties.n_neg)
     _engine.warn_degenerate(ingested.keys, ingested.key_columns, notes)
+    folds = None
+    if fold is not None:  # issue 4: per-fold tie tables for cross-validation intervals
+        folds = fold_tables(data, spec, fold, ingested.keys, ingested.key_columns)
     return AucprResult(
         ties=ties,
         keys=ingested.keys,
@@ -134,7 +147,8 @@ def aucpr(
         frame_kind=ingested.kind,
         outcome=spec.outcome,
         score=spec.score,
-        options={"positive": positive, "missing": missing},
+        options={"positive": positive, "missing": missing, "fold": fold},
+        folds=folds,
     )
 
 

@@ -189,10 +189,33 @@ class AucprResult(EstimateResult):
     metric: ClassVar[str] = "aucpr"
     metric_label: ClassVar[str] = "AUCPR"
 
+    #: Tie tables per (group, fold) when ``aucpr(..., fold=)`` named a fold
+    #: column (:class:`aucpr_stats.intervals.cross_validation.FoldTables`), else None.
+    folds: Any = attrs.field(default=None, kw_only=True)
+
     def conf_int(self, method: str | Sequence[str] = "logit", level: float = 0.95, **options: Any):
         """Confidence intervals for every group and estimator.
 
-        See :mod:`aucpr_stats.intervals` for the methods and their options.
+        Parameters
+        ----------
+        method : str, list of str or "all"
+            ``"logit"`` (default; Boyd et al. 2013 found it valid and it stays
+            in [0, 1]), ``"binomial"``, ``"bootstrap"``, ``"cross_validation"``,
+            ``"per_positive"``.
+        level : float
+            Confidence level.
+        **options
+            ``n_boot``, ``seed``, ``chunk_size`` (bootstrap); ``folds``
+            (10, or ``"column"``), ``seed``, ``quantile``, ``return_folds``
+            (cross-validation).
+
+        Returns
+        -------
+        frame
+            The caller's frame type, one row per group, estimator and method:
+            keys, ``estimator``, ``estimate``, ``method``, ``level``,
+            ``lower``, ``upper``, ``se``, method columns, ``n_pos``, ``n_neg``,
+            ``note``. See :func:`aucpr_stats.intervals.pr_conf_int`.
         """
         from .intervals import pr_conf_int
 

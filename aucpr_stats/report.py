@@ -271,7 +271,8 @@ def publication_table(
     digits : int
         Decimals shown; the underlying numbers are not rounded.
     labels : dict, optional
-        Display labels for any name in the table: key columns (``"site"``),
+        Display labels for any name in the table: key columns (``"site"``)
+        and their values (``"A"``),
         ``"n_pos"``/``"n_neg"``, ``"score"``, score columns, metrics
         (``"aucpr"``), estimators, methods, or a whole generated header.
     counts : bool
@@ -456,6 +457,9 @@ def publication_table(
     table = table.select(*row_keys, *(["n_pos", "n_neg"] if counts else []), *cell_cols)
     table = table.with_columns(pl.col(c).fill_null(na) for c in cell_cols)
     table = table.with_columns(pl.col(c).cast(pl.String) for c in row_keys)
+    if labels:  # group values ("1 small") get their display labels too
+        user = {str(k): str(v) for k, v in labels.items()}
+        table = table.with_columns(pl.col(c).replace(user) for c in row_keys)
     rename = {c: label(c) for c in row_keys}
     rename.update({"n_pos": label("n_pos"), "n_neg": label("n_neg")} if counts else {})
     rename.update(headers)

@@ -140,7 +140,7 @@ def forest_plot(
     n = len(rows)
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(8.0, 1.2 + 0.38 * n), layout="constrained")
+        _, ax = plt.subplots(figsize=(9.0, 1.2 + 0.38 * n), layout="constrained")
     y = np.arange(n)[::-1].astype(float)  # first row on top
     est = np.array([np.nan if r["estimate"] is None else r["estimate"] for r in rows], dtype=float)
     lo = np.array([np.nan if r["lower"] is None else r["lower"] for r in rows], dtype=float)
@@ -178,6 +178,8 @@ def forest_plot(
     finite = np.concatenate([est[ok], lo[has_ci], hi[has_ci]])
     left = min(0.0, float(finite.min())) if finite.size else 0.0
     right = max(1.0, float(finite.max())) if finite.size else 1.0
+    pad = 0.025 * (right - left)  # room for markers and end caps at the limits
+    left, right = left - pad, right + pad
     ax.set_xlim(xlim if xlim is not None else (left, right))
     ax.grid(axis="x", color="0.9", zorder=0)
     ax.set_axisbelow(True)

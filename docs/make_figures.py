@@ -1,0 +1,32 @@
+"""Regenerate the PNG figures shown in docs/ (run from the repository root).
+
+``python docs/make_figures.py`` writes ``docs/images/*.png``.
+"""
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import polars as pl  # noqa: E402
+
+from aucpr_stats.api import aucpr, auroc  # noqa: E402
+from aucpr_stats.plot import forest_plot  # noqa: E402
+
+OUT = Path(__file__).with_name("images")
+
+
+def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    cohort = pl.read_csv("data/synthetic_cohort.csv")
+    ax = forest_plot(aucpr("disease ~ model_a + model_b | site", data=cohort), method=None, title="AUCPR by site")
+    ax.figure.savefig(OUT / "forest_aucpr_by_site.png", dpi=110)
+    cancer = pl.read_csv("data/breast_cancer_oof.csv")
+    ax = forest_plot(auroc("malignant ~ logistic + texture | size_group", data=cancer), method="delong",
+                     title="AUROC by lesion size (DeLong 95% CI)")
+    ax.figure.savefig(OUT / "forest_auroc_by_size.png", dpi=110)
+    print(f"wrote figures to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

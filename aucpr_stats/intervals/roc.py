@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
-from scipy import stats
+from scipy.special import expit, ndtri
 
 from .. import _frames
 from .._ties import TieTable
@@ -56,7 +56,7 @@ DEFAULT_N_BOOT = 1000
 
 def normal_quantile(level: float) -> float:
     """The two-sided normal critical value ``z`` with ``P(|Z| <= z) = level``."""
-    return float(stats.norm.ppf(0.5 + level / 2.0))
+    return float(ndtri(0.5 + level / 2.0))
 
 
 # --------------------------------------------------------------- Hanley-McNeil
@@ -154,8 +154,6 @@ def logit_interval(auc, se, level: float = 0.95):
 
 
 def _expit(x: np.ndarray) -> np.ndarray:
-    from scipy.special import expit
-
     return expit(x)
 
 

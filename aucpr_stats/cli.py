@@ -52,6 +52,18 @@ Exit status: 0 on success, 2 for a bad file, column or option (one line on stder
 """
 
 
+def _methods(kind: str) -> list[str]:
+    """Interval method names of the installed version, for the help text."""
+    try:
+        if kind == "PR":
+            from .intervals import PR_METHODS as methods
+        else:
+            from .intervals.roc import ROC_METHODS as methods
+    except ImportError:  # pragma: no cover - an older layout
+        return []
+    return list(methods)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``aucpr-stats``."""
     parser = argparse.ArgumentParser(
@@ -91,12 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"AUCPR estimator (default {DEFAULT_PR_ESTIMATOR}); repeat for several, or 'all'. "
                             f"Choices: {', '.join(PR_ESTIMATORS)}")
     stats.add_argument("--interval", action="append", metavar="METHOD",
-                       help="confidence interval method, e.g. logit, binomial or bootstrap for AUCPR, "
-                            "delong for AUROC; 'default' (the default) uses each metric's recommended "
-                            "method; 'none' reports point estimates only; repeat for several")
+                       help="confidence interval method; 'default' (the default) uses each metric's "
+                            "recommended one (logit for AUCPR, delong for AUROC); 'none' reports point "
+                            f"estimates only; repeat for several. AUCPR: {', '.join(_methods('PR'))}. "
+                            f"AUROC: {', '.join(_methods('ROC'))}")
     stats.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     stats.add_argument("--seed", type=int, default=None,
-                       help="random seed for resampling intervals (bootstrap); same seed, same table")
+                       help="random seed for resampling intervals (bootstrap, cross_validation); "
+                            "same seed, same table")
+    stats.add_argument("--n-boot", type=int, default=None, metavar="N",
+                       help="number of bootstrap replicates for --interval bootstrap (default 1000)")
 
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=FORMATS, default="text",
@@ -221,7 +237,14 @@ def _run(args: argparse.Namespace) -> str:
     if args.seed is not None and not resampling:
         raise InputError(f"--seed is for resampling intervals ({', '.join(RESAMPLING_METHODS)}); "
                          f"got --interval {' '.join(methods) or 'none'}")
-    method_options = {m: {"seed": args.seed} for m in resampling} if args.seed is not None else {}
+    method_options: dict[str, dict] = {m: {} for m in resampling}
+    if args.seed is not None:
+        for m in resampling:
+            method_options[m]["seed"] = args.seed
+    if args.n_boot is not None:
+        if "bootstrap" not in methods:
+            raise InputError(f"--n-boot is for --interval bootstrap; got --interval {' '.join(methods) or 'none'}")
+        method_options["bootstrap"]["n_boot"] = args.n_boot
     if args.raw:
         raw = _raw_frame(results, method, args.level, method_options)
         if args.format == "csv":

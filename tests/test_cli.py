@@ -130,3 +130,40 @@ def test_seed_makes_bootstrap_tables_reproducible(capsys):
     assert outs[0] == outs[1] and outs[0] != outs[2]
     assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--metric", "auroc", "--seed", "1"]) == 2
     assert "--seed is for resampling intervals" in capsys.readouterr().err
+
+
+def test_readme_main_job_on_real_data(capsys):
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text()
+    command = next(b.strip() for b in re.findall(r"```bash\n(.*?)```", readme, flags=re.S) if "breast_cancer" in b)
+    argv = shlex.split(command)
+    assert argv[0] == "aucpr-stats"
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert main(argv[1:]) == 0
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr()
+    assert "warning" not in out.err
+    lines = out.out.splitlines()
+    frame = pl.read_csv(ROOT / "data" / "breast_cancer_oof.csv")
+    ci = aucpr(frame, "malignant", "logistic", by="size_group").conf_int(method="logit")
+    small = ci.row(0, named=True)
+    cell = f"{small['estimate']:.2f} ({small['lower']:.2f}\u2013{small['upper']:.2f})"
+    row = next(line for line in lines if line.startswith("1 small"))
+    assert row.split("  ")[0] == "1 small" and cell in row
+    assert "logistic: AUCPR (95% CI)" in lines[2] and "texture: AUROC (95% CI)" in lines[2]
+
+
+def test_n_boot_only_with_bootstrap(capsys):
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--n-boot", "50"]) == 2
+    assert "--n-boot is for --interval bootstrap" in capsys.readouterr().err
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--interval", "bootstrap",
+                 "--n-boot", "50", "--seed", "1", "--raw", "--format", "csv"]) == 0
+    out = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert out["n_boot"].to_list() == [50]

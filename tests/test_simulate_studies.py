@@ -153,6 +153,7 @@ def test_coverage_study_closed_forms_match_per_simulation_loop(level):
         assert row["ideal_width"] == pytest.approx(ideal, rel=1e-10)
         assert row["width_ratio"] == pytest.approx(width.mean() / ideal, rel=1e-10)
         assert row["bias_ratio"] == pytest.approx(est.mean() / theta, rel=1e-12)
+        assert row["location_ratio"] == pytest.approx(est.mean() / theta, rel=1e-12)  # centred on the estimate
 
 
 def test_coverage_study_shares_data_with_bias_study():
@@ -190,9 +191,9 @@ def test_coverage_study_bootstrap_arm_matches_row_bootstrap():
     arm = studies.INTERVAL_METHODS["bootstrap"]
 
     def spy(ties, estimates, estimator, level, rng, options):
-        lower, upper = arm(ties, estimates, estimator, level, rng, options)
+        lower, upper, location = arm(ties, estimates, estimator, level, rng, options)
         captured.setdefault("bounds", []).append((lower, upper))
-        return lower, upper
+        return lower, upper, location
 
     scenario = RecordingBinormal(mu=1.5)
     studies.INTERVAL_METHODS["bootstrap"] = spy
@@ -213,3 +214,41 @@ def test_coverage_study_bootstrap_arm_matches_row_bootstrap():
         covered.append(lower[k] <= theta <= upper[k])
     assert out["coverage"][0] == pytest.approx(np.mean(covered))
     assert out["mean_width"][0] == pytest.approx(np.mean(upper - lower))
+
+
+def brute_ap(y, s):
+    """Eq. (9) by brute force: mean over positives of the precision among rows scoring at least theirs."""
+    admitted = s[None, :] >= s[:, None]
+    precision = (admitted * y[None, :]).sum(1) / admitted.sum(1)
+    return precision[y == 1].mean()
+
+
+def test_coverage_study_cross_validation_arm_matches_loop_in_distribution():
+    pytest.importorskip("aucpr_stats.intervals.cross_validation")
+    scenario = RecordingBinormal(mu=1.0)
+    n_sims, k, level = 300, 5, 0.9
+    out = coverage_study(scenario, n_total=100, prevalence=0.4, estimators="average_precision",
+                         methods="cross_validation", n_sims=n_sims, level=level, seed=6,
+                         method_options={"cross_validation": {"folds": k, "quantile": "normal"}})
+    row = out.row(0, named=True)
+    theta = scenario.true_aucpr(0.4)
+    z = stats.norm.ppf(0.5 + level / 2)
+    rng = np.random.default_rng(1)
+    mids, widths, covered = [], [], []
+    for frame in recorded_frames(scenario):
+        y, s = frame["outcome"].to_numpy(), frame["score"].to_numpy()
+        fold = np.empty(y.size, int)
+        for cls in (0, 1):  # stratified: deal each class's rows to the folds in random order
+            rows = rng.permutation(np.flatnonzero(y == cls))
+            fold[rows] = (np.arange(rows.size) + rng.integers(k)) % k
+        folds = np.array([brute_ap(y[fold == f], s[fold == f]) for f in range(k)])
+        half = z * folds.std(ddof=1) / math.sqrt(k)
+        mids.append(folds.mean())
+        widths.append(2 * half)
+        covered.append(abs(folds.mean() - theta) <= half)
+    mids, widths = np.array(mids), np.array(widths)
+    # different random folds, same distribution: compare the summaries within Monte Carlo error
+    assert abs(row["location_ratio"] * theta - mids.mean()) < 4 * mids.std() / math.sqrt(n_sims)
+    assert abs(row["mean_width"] - widths.mean()) < 4 * math.sqrt(2) * widths.std() / math.sqrt(n_sims)
+    assert abs(row["coverage"] - np.mean(covered)) < 4 * math.sqrt(2 * 0.25 / n_sims)
+    assert row["location_ratio"] > row["bias_ratio"]  # folds hold fewer positives: more biased (Fig. 8)

@@ -110,28 +110,41 @@ def _closed_form(kind: str) -> Callable:
 
 def _binomial(ties, estimates, estimator, level, rng, options):
     lower, upper, _ = _closed_form("binomial")(estimates, ties.n_pos, level)
-    return lower, upper
+    return lower, upper, estimates
 
 
 def _logit(ties, estimates, estimator, level, rng, options):
     lower, upper, _ = _closed_form("logit")(estimates, ties.n_pos, level)
-    return lower, upper
+    return lower, upper, estimates
 
 
 def _bootstrap(ties, estimates, estimator, level, rng, options):
-    from ..intervals import bootstrap  # issue 4: stratified counts bootstrap kernel
+    # issue 4's stratified counts bootstrap, called at the replicate level so
+    # that the median of the replicates (the interval's location, Fig. 8) is kept
+    from ..intervals import bootstrap as boot
 
-    return bootstrap.study_interval(ties, estimator, level=level, rng=rng, **options)
+    options = dict(options)
+    merge = options.pop("merge_negatives", None)
+    if merge is None:
+        merge = any(PR_ESTIMATORS.get(name) is estimator for name in boot.POSITIVE_ROW_ESTIMATORS)
+    table = boot.merge_negative_runs(ties) if merge else ties
+    replicates = boot.bootstrap_estimates(table, estimator, seed=rng, **options)
+    lower, upper = boot.percentile_interval(replicates, level)
+    return lower, upper, boot.replicate_summary(replicates)["boot_median"]
 
 
 def _cross_validation(ties, estimates, estimator, level, rng, options):
     from ..intervals import cross_validation  # issue 4: k-fold kernel
 
-    return cross_validation.study_interval(ties, estimator, level=level, rng=rng, **options)
+    lower, upper = cross_validation.study_interval(ties, estimator, level=level, rng=rng, **options)
+    return lower, upper, (lower + upper) / 2.0  # the mean of the fold estimates
 
 
 #: Interval arms of :func:`coverage_study`: ``fn(ties, estimates, estimator,
-#: level, rng, options) -> (lower, upper)``, one interval per segment.
+#: level, rng, options) -> (lower, upper, location)``, one interval per
+#: segment. The location is what the interval is centred on (Boyd et al.
+#: Fig. 8): the estimate for binomial and logit, the median of the bootstrap
+#: replicates, the mean of the fold estimates for cross-validation.
 INTERVAL_METHODS: dict[str, Callable] = {
     "binomial": _binomial,
     "logit": _logit,
@@ -317,8 +330,13 @@ def coverage_study(
     level : float
         Nominal coverage, 0.95 in the paper.
     method_options : dict, optional
-        Extra keyword arguments per method, e.g. ``{"bootstrap": {"n_boot":
-        1000}, "cross_validation": {"n_folds": 10}}`` (the paper's settings).
+        Extra keyword arguments per method: for ``bootstrap`` those of
+        :func:`aucpr_stats.intervals.bootstrap.bootstrap_estimates`
+        (``n_boot``, default 1000 as in the paper; ``chunk_size``), for
+        ``cross_validation`` those of
+        :func:`aucpr_stats.intervals.cross_validation.study_interval`
+        (``folds``, default 10; ``quantile``, "t" by default, "normal" for
+        the paper's normal approximation).
 
     Returns
     -------
@@ -327,8 +345,13 @@ def coverage_study(
         ``scenario, n_total, prevalence, n_pos, n_neg, estimator, method,
         level, n_sims, n_valid, true_aucpr, bias_ratio, bias_ratio_se,
         coverage, coverage_se, mean_width, mean_width_se, ideal_width,
-        width_ratio``. ``n_valid`` counts data sets whose interval is finite;
-        coverage and width are taken over those.
+        width_ratio, location_ratio, location_ratio_se``. ``n_valid`` counts
+        data sets whose interval is finite; coverage, width and location are
+        taken over those. ``bias_ratio`` is that of the point estimate on the
+        full data set (over all finite estimates); ``location_ratio`` is the
+        mean location of the interval over the true AUCPR (Fig. 8): the
+        estimate for binomial and logit, the median of the bootstrap
+        replicates, the mean of the fold estimates for cross-validation.
 
     References
     ----------
@@ -358,9 +381,9 @@ def coverage_study(
             for j, name in enumerate(names):
                 for m in arms:
                     with np.errstate(all="ignore"):
-                        lower, upper = INTERVAL_METHODS[m](ties, estimates[:, j], PR_ESTIMATORS[name], level,
-                                                           arm_rngs[m], options[m])
-                    bounds[(name, m)].append((np.asarray(lower, float), np.asarray(upper, float)))
+                        lower, upper, location = INTERVAL_METHODS[m](ties, estimates[:, j], PR_ESTIMATORS[name],
+                                                                     level, arm_rngs[m], options[m])
+                    bounds[(name, m)].append(tuple(np.asarray(a, dtype=np.float64) for a in (lower, upper, location)))
         estimates = np.concatenate(est_blocks)
         n_pos, n_neg = class_counts(n, p)
         for j, name in enumerate(names):
@@ -376,13 +399,15 @@ def coverage_study(
                 n_valid, coverage, _ = _mc_summary(covered)
                 cov_se = float(np.sqrt(coverage * (1 - coverage) / n_valid)) if n_valid else np.nan
                 _, width, width_se = _mc_summary((upper - lower)[ok])
+                location = np.concatenate([b[2] for b in bounds[(name, m)]])
+                _, loc_mean, loc_se = _mc_summary(location[ok])
                 rows.append((scenario.name, n, p, n_pos, n_neg, name, m, level, n_sims, n_valid, theta,
                              mean / theta, se / theta, coverage, cov_se, width, width_se, ideal,
-                             width / ideal if ideal > 0 else np.nan))
+                             width / ideal if ideal > 0 else np.nan, loc_mean / theta, loc_se / theta))
     schema = {"scenario": pl.String, "n_total": pl.Int64, "prevalence": pl.Float64, "n_pos": pl.Int64,
               "n_neg": pl.Int64, "estimator": pl.String, "method": pl.String, "level": pl.Float64,
               "n_sims": pl.Int64, "n_valid": pl.Int64, "true_aucpr": pl.Float64, "bias_ratio": pl.Float64,
               "bias_ratio_se": pl.Float64, "coverage": pl.Float64, "coverage_se": pl.Float64,
               "mean_width": pl.Float64, "mean_width_se": pl.Float64, "ideal_width": pl.Float64,
-              "width_ratio": pl.Float64}
+              "width_ratio": pl.Float64, "location_ratio": pl.Float64, "location_ratio_se": pl.Float64}
     return pl.DataFrame(rows, schema=schema, orient="row")

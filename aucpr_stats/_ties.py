@@ -21,7 +21,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-__all__ = ["TieTable", "tie_table_from_sorted"]
+__all__ = ["TieTable", "tie_table_from_sorted", "tie_table_from_classes"]
 
 
 def _as_int64(values) -> np.ndarray:
@@ -79,14 +79,23 @@ class TieTable:
     def segment_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum of ``values`` (one per row) within each segment; 0 for empty segments."""
         values = np.asarray(values)
-        acc = np.zeros(self.n_rows + 1, dtype=np.result_type(values.dtype, np.int64))
-        np.cumsum(values, out=acc[1:])
-        return acc[self.offsets[1:]] - acc[self.offsets[:-1]]
+        dtype = np.result_type(values.dtype, np.int64)
+        if self.n_segments == 1:
+            return np.array([values.sum(dtype=dtype)])
+        out = np.zeros(self.n_segments, dtype=dtype)
+        # reduceat over the starts of non-empty segments: one pass, no cumulative
+        # sum (and no cancellation error for float values)
+        nonempty = self.offsets[:-1] < self.offsets[1:]
+        if nonempty.any():
+            out[nonempty] = np.add.reduceat(values.astype(dtype, copy=False), self.offsets[:-1][nonempty])
+        return out
 
     def segment_cumsum(self, values: np.ndarray) -> np.ndarray:
         """Inclusive cumulative sum of ``values`` restarting at each segment."""
         values = np.asarray(values)
         total = np.cumsum(values)
+        if self.n_segments == 1:
+            return total
         before = np.zeros(self.n_segments, dtype=total.dtype)
         starts = self.offsets[:-1]
         nonempty = starts < self.offsets[1:]
@@ -179,3 +188,75 @@ def tie_table_from_sorted(group: np.ndarray, score: np.ndarray, positive: np.nda
     offsets = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(per_group, out=offsets[1:])
     return TieTable(score[starts], pos, size - pos, offsets)
+
+
+def _distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Distinct values of a sorted array and their counts (None when all counts are 1)."""
+    if values.size < 2:
+        return values, None
+    new_run = values[1:] != values[:-1]
+    if new_run.all():
+        return values, None
+    starts = np.flatnonzero(np.concatenate(([True], new_run)))
+    return values[starts], np.diff(np.append(starts, values.size))
+
+
+def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray) -> TieTable:
+    """Build the one-segment tie table from the scores of each class, in any order.
+
+    The fast path for ungrouped data. An argsort of all rows (to carry each
+    outcome along with its score) costs about six times a value sort, so each
+    class is value-sorted instead (``np.sort``) and reduced to distinct values
+    with counts. The two sorted runs are then merged by counting, for every
+    distinct positive value, the negative values below it (a binary search of
+    the smaller class into the larger): that count plus the value's own rank
+    is its place in the merged table.
+
+    Parameters
+    ----------
+    pos_scores, neg_scores : ndarray of float64
+        Scores of the positives and of the negatives; finite, any order.
+
+    Returns
+    -------
+    TieTable
+        One segment: the distinct scores of both classes, descending, with
+        their positive and negative counts.
+    """
+    pos_values, pos_counts = _distinct_ascending(np.sort(np.asarray(pos_scores, dtype=np.float64)))
+    neg_values, neg_counts = _distinct_ascending(np.sort(np.asarray(neg_scores, dtype=np.float64)))
+    n_a, n_b = pos_values.size, neg_values.size
+    below = np.searchsorted(neg_values, pos_values, side="left")  # negative values < each positive value
+    if n_b:
+        shared = neg_values[np.minimum(below, n_b - 1)] == pos_values  # value present in both classes
+    else:
+        shared = np.zeros(n_a, dtype=bool)
+    n_shared = int(np.count_nonzero(shared))
+    m = n_a + n_b - n_shared
+    # ascending place of each positive value in the union of values: the
+    # positive values below it, plus the negative values below it, minus the
+    # values counted twice (shared values below it)
+    place = np.arange(n_a, dtype=np.int64) + below
+    if n_shared:
+        place -= np.cumsum(shared) - shared
+    at = (m - 1) - place  # descending place
+    if pos_counts is None and neg_counts is None and not n_shared:
+        # every value occurs once (continuous scores): counts are 0/1 flags
+        is_pos = np.zeros(m, dtype=bool)
+        is_pos[at] = True
+        score = np.empty(m)
+        score[at] = pos_values
+        score[~is_pos] = neg_values[::-1]
+        pos = is_pos.astype(np.int64)
+        return TieTable(score, pos, 1 - pos, np.array([0, m]))
+    # the negative values occupy every place not taken by a positive-only value
+    neg_slot = np.ones(m, dtype=bool)
+    neg_slot[at[~shared]] = False
+    score = np.empty(m)
+    score[neg_slot] = neg_values[::-1]
+    score[at] = pos_values
+    pos = np.zeros(m, dtype=np.int64)
+    pos[at] = 1 if pos_counts is None else pos_counts
+    neg = np.zeros(m, dtype=np.int64)
+    neg[neg_slot] = 1 if neg_counts is None else neg_counts[::-1]
+    return TieTable(score, pos, neg, np.array([0, m]))

@@ -41,9 +41,29 @@ def average_precision(ties: TieTable) -> np.ndarray:
     >>> float(average_precision(t)[0])  # (1/1 + 2/3) / 2
     0.8333333333333333
     """
-    tp = ties.tp()
-    admitted = tp + ties.fp()
-    # rows with no positive contribute nothing; guard 0/0 on empty leading rows
-    precision = np.divide(tp, admitted, out=np.zeros(ties.n_rows), where=admitted > 0)
+    pos, neg = ties.pos, ties.neg
+    # Only rows holding positives contribute; every positive of a row shares
+    # the precision TP / (TP + FP) counted down to the bottom of its tie block.
+    # Work on those rows alone: TP is the running sum of their counts, and FP
+    # the negatives in all rows up to each of them (the negatives between
+    # consecutive positive rows, summed by reduceat), so no full-length
+    # cumulative sum is materialised.
+    rows = np.flatnonzero(pos)
+    weight = pos[rows]
+    tp = np.cumsum(weight)
+    if rows.size:
+        between = np.add.reduceat(neg, rows)  # neg[rows[k]:rows[k+1]]
+        fp = neg[: rows[0]].sum() + (np.cumsum(between) - between) + neg[rows]
+    else:
+        fp = np.zeros(0, dtype=np.int64)
+    if ties.n_segments == 1:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.array([np.sum(weight * (tp / (tp + fp))) / weight.sum()])
+    # the running sums cross segments: subtract the counts of earlier segments
+    n_pos, n_neg = ties.segment_sum(pos), ties.segment_sum(neg)
+    segment = np.searchsorted(ties.offsets, rows, side="right") - 1
+    tp -= (np.cumsum(n_pos) - n_pos)[segment]
+    fp -= (np.cumsum(n_neg) - n_neg)[segment]
     with np.errstate(invalid="ignore", divide="ignore"):
-        return ties.segment_sum(ties.pos * precision) / ties.n_pos
+        total = np.bincount(segment, weights=weight * (tp / (tp + fp)), minlength=ties.n_segments)
+        return total / n_pos

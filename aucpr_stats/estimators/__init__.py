@@ -17,17 +17,40 @@ import numpy as np
 
 from .._ties import TieTable
 from .average_precision import average_precision
+from .binormal import binormal
+from .convex import interpolated_convex
+from .interpolated import interpolated_max, interpolated_mean, interpolated_median
 from .threshold_trapezoid import threshold_trapezoid
+from .trapezoid import lower_trapezoid, upper_trapezoid
 
 Estimator = Callable[[TieTable], np.ndarray]
 
 #: Registry of AUCPR estimators by public name, in display order.
 PR_ESTIMATORS: dict[str, Estimator] = {
+    "lower_trapezoid": lower_trapezoid,
+    "upper_trapezoid": upper_trapezoid,
     "average_precision": average_precision,
+    "interpolated_max": interpolated_max,
+    "interpolated_mean": interpolated_mean,
+    "interpolated_median": interpolated_median,
+    "interpolated_convex": interpolated_convex,
+    "binormal": binormal,
     "threshold_trapezoid": threshold_trapezoid,  # the addendum's curve (issue 4)
 }
 
 #: The default estimator of :func:`aucpr_stats.aucpr`.
 DEFAULT_PR_ESTIMATOR = "average_precision"
 
-__all__ = ["PR_ESTIMATORS", "DEFAULT_PR_ESTIMATOR", "Estimator", "average_precision"]
+__all__ = [
+    "PR_ESTIMATORS",
+    "DEFAULT_PR_ESTIMATOR",
+    "Estimator",
+    "average_precision",
+    "binormal",
+    "interpolated_convex",
+    "interpolated_max",
+    "interpolated_mean",
+    "interpolated_median",
+    "lower_trapezoid",
+    "upper_trapezoid",
+]

@@ -248,3 +248,17 @@ def test_argument_errors():
         compare(data, "y", ["a"], between="a")
     with pytest.raises(InputError, match="`n_boot` must be at least 2"):
         compare(data, "y", ["a", "b"], n_boot=1)
+
+
+def test_delong_p_values_are_uniform_under_the_null():
+    """Two exchangeable scores (equal true AUC, correlated): p-values ~ U(0, 1), one group per data set."""
+    rng = np.random.default_rng(2024)
+    n_sets, n = 400, 120
+    sim = np.repeat(np.arange(n_sets), n)
+    y = rng.random(n_sets * n) < 0.4
+    shared = rng.normal(size=n_sets * n) + 0.8 * y
+    data = pl.DataFrame({"sim": sim, "y": y, "a": shared + rng.normal(size=sim.size),
+                         "b": np.round(shared + rng.normal(size=sim.size), 1)})
+    p = compare(data, "y", ["a", "b"], by="sim").to_frame()["p_value"].to_numpy()
+    assert stats.kstest(p, "uniform").pvalue > 0.001
+    assert 0.02 < np.mean(p < 0.05) < 0.09

@@ -54,3 +54,20 @@ def test_block_runs(page, line, code, monkeypatch):
             exec(compile(code, f"{page.relative_to(ROOT)}:{line}", "exec"), {"__name__": "__docs__"})
     finally:
         plt.close("all")
+
+
+def test_api_reference_lists_every_public_name():
+    import importlib
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_api", ROOT / "docs" / "make_api.py")
+    make_api = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_api)
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    missing = [
+        f"{module}.{name}"
+        for module, _, _ in make_api.SECTIONS
+        for name in getattr(importlib.import_module(module), "__all__", [])
+        if f"### `{name}`" not in text
+    ]
+    assert not missing, f"docs/api.md lacks {missing}: run `python docs/make_api.py`"

@@ -300,7 +300,7 @@ def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> floa
 # ----------------------------------------------------- bootstrap replicates
 def _bootstrap_sups(pos: _ClassSample, neg: _ClassSample, grid: np.ndarray, estimate: np.ndarray, *,
                     smoothed: bool, h_pos: float, h_neg: float, p_tilde: float, n_boot: int,
-                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                    rng: np.random.Generator, keep_process: bool = False):
     """``sup_beta |R*_n(beta)|`` and log importance weights of ``n_boot`` replicates (Algorithm 1, steps 2-4).
 
     Returns
@@ -308,6 +308,8 @@ def _bootstrap_sups(pos: _ClassSample, neg: _ClassSample, grid: np.ndarray, esti
     sups : ndarray, shape (n_boot,)
     log_weights : ndarray, shape (n_boot,)
         ``log gamma_n``; ``-inf`` for replicates without both classes.
+    process : ndarray, shape (n_boot, n_grid)
+        Only with ``keep_process``: ``R*_n`` on the grid (in ``grid`` order).
     """
     n_pos, n_neg = pos.n, neg.n
     n = n_pos + n_neg
@@ -335,6 +337,7 @@ def _bootstrap_sups(pos: _ClassSample, neg: _ClassSample, grid: np.ndarray, esti
             return cum_neg[np.searchsorted(neg.values, t, side="right")]
 
     sups = np.empty(n_boot)
+    process = np.empty((n_boot, m)) if keep_process else None
     log_w = np.empty(n_boot)
     log_up, log_down = math.log(p_hat / p_tilde), math.log((1 - p_hat) / (1 - p_tilde))
     chunk = max(1, _CHUNK_CELLS // (m + 1))
@@ -369,8 +372,13 @@ def _bootstrap_sups(pos: _ClassSample, neg: _ClassSample, grid: np.ndarray, esti
         with np.errstate(invalid="ignore", divide="ignore"):
             curve = p_star * beta / (p_star * beta + (1 - p_star) * alpha)
         # step 4: sup-norm of the bootstrap process R*_n = sqrt(n) (PR* - PR_hat)
-        sups[start:start + b] = math.sqrt(n) * np.max(np.abs(curve - est), axis=1)
+        deviation = math.sqrt(n) * (curve - est)
+        sups[start:start + b] = np.max(np.abs(deviation), axis=1)
+        if keep_process:
+            process[start:start + b] = deviation[:, ::-1]
         log_w[start:start + b] = np.where(ok, npos_star * log_up + nneg_star * log_down, -np.inf)
+    if keep_process:
+        return sups, log_w, process
     return sups, log_w
 
 
@@ -434,6 +442,8 @@ class BandResult:
     r_delta : ndarray, shape (n_groups,)
         Radius of the band on the sqrt(n) scale (bootstrap methods; NaN for
         ``"pointwise"``): the band is ``estimate +- r_delta / sqrt(n)``.
+        When ``studentized``, the quantile of the studentised supremum: the
+        band is ``estimate +- r_delta * sigma*(recall) / sqrt(n)``.
     ess : ndarray, shape (n_groups,)
         Effective sample size of the importance weights,
         ``(sum w)^2 / sum w^2`` over usable replicates (``n_boot`` for the
@@ -450,6 +460,8 @@ class BandResult:
     by : tuple of str
     n_pos, n_neg : ndarray, shape (n_groups,)
     frame_kind : {"pandas", "polars"}
+    studentized : bool
+        Whether the band was studentised (width varying with recall).
     """
 
     method: str
@@ -470,6 +482,7 @@ class BandResult:
     n_pos: np.ndarray = attrs.field(eq=False)
     n_neg: np.ndarray = attrs.field(eq=False)
     frame_kind: str = "polars"
+    studentized: bool = False
 
     @property
     def n_groups(self) -> int:
@@ -514,7 +527,8 @@ class BandResult:
             "n_pos": self.n_pos,
             "n_neg": self.n_neg,
             "r_delta": self.r_delta,
-            "half_width": self.r_delta / np.sqrt(self.n_pos + self.n_neg),
+            "half_width": (np.full(self.n_groups, np.nan) if self.studentized
+                           else self.r_delta / np.sqrt(self.n_pos + self.n_neg)),
             "ess": self.ess,
             "n_boot": np.full(self.n_groups, self.n_boot),
             "p_tilde": self.p_tilde,
@@ -524,7 +538,8 @@ class BandResult:
         return pl.concat([self.keys.select(self.by), body], how="horizontal") if self.by else body
 
     def groups_frame(self):
-        """One row per group: ``r_delta``, the half-width ``r_delta / sqrt(n)``, ``ess``, ``p_tilde``, bandwidths."""
+        """One row per group: ``r_delta``, the half-width ``r_delta / sqrt(n)`` (NaN when studentised), ``ess``,
+        ``p_tilde``, bandwidths."""
         return _frames.to_caller(self._groups_polars(), self.frame_kind)
 
     def plot(self, ax=None, **kwargs):
@@ -535,8 +550,10 @@ class BandResult:
 
     def __repr__(self) -> str:
         extra = ""
+        if self.studentized:
+            extra = ", studentized"
         if self.method != "pointwise":
-            extra = f", r_delta={np.round(self.r_delta, 4).tolist()}, ess={np.round(self.ess, 1).tolist()}"
+            extra += f", r_delta={np.round(self.r_delta, 4).tolist()}, ess={np.round(self.ess, 1).tolist()}"
         return (f"BandResult(method={self.method!r}, level={self.level}, groups={self.n_groups}, "
                 f"grid={self.recall.size} recalls in [{self.recall[0]:.3g}, {self.recall[-1]:.3g}]{extra})")
 
@@ -561,10 +578,14 @@ def _positive_number(value: Any, argument: str, *, allow_zero: bool = False) -> 
 
 
 def band_iv(level: Any, method: Any, n_boot: Any, bandwidth: Any, p_tilde: Any, eps: Any,
-            grid: Any, seed: Any) -> dict:
+            grid: Any, seed: Any, studentize: Any = False) -> dict:
     """Validate and normalise the arguments of :meth:`PrCurveResult.band`."""
     level = level_iv(level)
     method = choice_iv(method, "method", BAND_METHODS)
+    if not isinstance(studentize, (bool, np.bool_)):
+        raise InputTypeError(f"`studentize` must be True or False; got {studentize!r}")
+    if studentize and method == "pointwise":
+        raise InputError("`studentize` applies to the bootstrap methods; got method='pointwise'")
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)):
         raise InputTypeError(f"`n_boot` must be an integer; got {n_boot!r}")
     if n_boot < 1:
@@ -608,19 +629,26 @@ def band_iv(level: Any, method: Any, n_boot: Any, bandwidth: Any, p_tilde: Any, 
                              f"got values in [{np.nanmin(grid)}, {np.nanmax(grid)}]")
         grid = np.unique(grid)
     return dict(level=level, method=method, n_boot=int(n_boot), bandwidth=bandwidth, p_tilde=p_tilde,
-                eps=eps, grid=grid, rng=_rng_iv(seed))
+                eps=eps, grid=grid, rng=_rng_iv(seed), studentize=bool(studentize))
 
 
 # --------------------------------------------------------------- the band
 def pr_band(ties: TieTable, estimate: np.ndarray, *, grid: np.ndarray, level: float, method: str, n_boot: int,
             bandwidth: tuple[float, float] | None, p_tilde: float | None, eps: float,
             rng: np.random.Generator, keys: pl.DataFrame, by: Sequence[str], frame_kind: str,
-            stacklevel: int = 3) -> BandResult:
-    """Band for every segment of ``ties``; ``estimate`` is Eq. (3) on ``grid``, shape (n_segments, n_grid).
+            studentize: bool = False, stacklevel: int = 3) -> BandResult:
+    r"""Band for every segment of ``ties``; ``estimate`` is Eq. (3) on ``grid``, shape (n_segments, n_grid).
 
     The array-level kernel behind :meth:`PrCurveResult.band`. Groups are
     processed one after another (each with a constant number of numpy calls
     per chunk of replicates); degenerate groups get NaN.
+
+    With ``studentize`` (an extension, not in Algorithm 1) the replicates'
+    process is divided by its weighted bootstrap standard deviation
+    :math:`\sigma^*(\beta)` before the supremum, and the band is
+    :math:`\widehat{PR}(\beta) \pm r(\delta)\,\sigma^*(\beta)/\sqrt n`: its width
+    follows the curve's variability instead of being set by the noisiest
+    recall. It holds the (n_boot, n_grid) process in memory.
     """
     n_groups = ties.n_segments
     m = grid.size
@@ -653,8 +681,9 @@ def pr_band(ties: TieTable, estimate: np.ndarray, *, grid: np.ndarray, level: fl
         smoothed = method == "smoothed_bootstrap"
         if smoothed:
             p_used[k] = default_p_tilde(n, int(n_pos[k]))[0] if p_tilde is None else p_tilde
-        sups, log_w = _bootstrap_sups(pos, neg, grid, est, smoothed=smoothed, h_pos=h_pos[k], h_neg=h_neg[k],
-                                      p_tilde=p_used[k], n_boot=n_boot, rng=rng)
+        out = _bootstrap_sups(pos, neg, grid, est, smoothed=smoothed, h_pos=h_pos[k], h_neg=h_neg[k],
+                              p_tilde=p_used[k], n_boot=n_boot, rng=rng, keep_process=studentize)
+        sups, log_w = out[0], out[1]
         finite = np.isfinite(log_w) & np.isfinite(sups)
         if not finite.any():
             continue
@@ -662,8 +691,16 @@ def pr_band(ties: TieTable, estimate: np.ndarray, *, grid: np.ndarray, level: fl
         w = np.zeros(n_boot)
         w[finite] = np.exp(log_w[finite] - log_w[finite].max())
         ess[k] = w.sum() ** 2 / np.dot(w, w)
+        scale = 1.0
+        if studentize:
+            process = np.where(finite[:, None], out[2], 0.0)
+            mean = (w @ process) / w.sum()
+            scale = np.sqrt((w @ (process - mean) ** 2) / w.sum())
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratio = np.where(scale > 0, np.abs(process) / scale, 0.0)
+            sups = np.max(ratio, axis=1)
         r_delta[k] = weighted_quantile(sups, w, level)
-        radius = r_delta[k] / math.sqrt(n)
+        radius = r_delta[k] * scale / math.sqrt(n)
         lower[k] = np.clip(est - radius, 0.0, 1.0)
         upper[k] = np.clip(est + radius, 0.0, 1.0)
         if ess[k] < _ESS_WARN_FRACTION * n_boot:
@@ -678,7 +715,7 @@ def pr_band(ties: TieTable, estimate: np.ndarray, *, grid: np.ndarray, level: fl
     return BandResult(method=method, level=level, eps=eps, recall=grid, estimate=estimate, lower=lower,
                       upper=upper, r_delta=r_delta, ess=ess, n_boot=0 if method == "pointwise" else n_boot,
                       bandwidth_pos=h_pos, bandwidth_neg=h_neg, p_tilde=p_used, keys=keys, by=tuple(by),
-                      n_pos=n_pos, n_neg=n_neg, frame_kind=frame_kind)
+                      n_pos=n_pos, n_neg=n_neg, frame_kind=frame_kind, studentized=studentize)
 
 
 def _merge(a: _ClassSample, b: _ClassSample) -> tuple[np.ndarray, np.ndarray]:

@@ -320,7 +320,8 @@ class PrCurveResult(_CurveResult):
 
     def band(self, level: float = 0.95, method: str = "smoothed_bootstrap", n_boot: int = 2000,
              bandwidth: float | tuple[float, float] | None = None, p_tilde: float | None = None,
-             eps: float = 0.05, grid: int | Sequence[float] = 201, seed: Any = None) -> BandResult:
+             eps: float = 0.05, grid: int | Sequence[float] = 201, seed: Any = None,
+             studentize: bool = False) -> BandResult:
         r"""Confidence band for the PR curve of every group (Clémençon & Vayatis 2009, Algorithm 1).
 
         Parameters
@@ -350,6 +351,12 @@ class PrCurveResult(_CurveResult):
             Number of evenly spaced recalls in :math:`[\varepsilon, 1-\varepsilon]`,
             or the recalls themselves. The supremum is taken over the grid.
         seed : int, numpy Generator or None
+        studentize : bool
+            Extension, not in Algorithm 1: divide the bootstrap process by its
+            bootstrap standard deviation at each recall before taking the
+            supremum, so the band's width follows the curve's variability
+            (``estimate +- r_delta * sigma*(recall) / sqrt(n)``) instead of being
+            set everywhere by the noisiest recall. Bootstrap methods only.
 
         Returns
         -------
@@ -368,12 +375,12 @@ class PrCurveResult(_CurveResult):
         Clémençon, S., Vayatis, N. (2009). Nonparametric estimation of the
         precision-recall curve. ICML, Algorithm 1, Remarks 3-5.
         """
-        options = band_iv(level, method, n_boot, bandwidth, p_tilde, eps, grid, seed)
+        options = band_iv(level, method, n_boot, bandwidth, p_tilde, eps, grid, seed, studentize)
         estimate, _ = pr_step(self.ties, options["grid"])
         return pr_band(self.ties, estimate, grid=options["grid"], level=options["level"],
                        method=options["method"], n_boot=options["n_boot"], bandwidth=options["bandwidth"],
                        p_tilde=options["p_tilde"], eps=options["eps"], rng=options["rng"], keys=self.keys,
-                       by=self.by, frame_kind=self.frame_kind, stacklevel=3)
+                       by=self.by, frame_kind=self.frame_kind, studentize=options["studentize"], stacklevel=3)
 
     def plot(self, ax=None, **kwargs):
         """Plot the curve of every group with its prevalence line; see :func:`aucpr_stats.plot.curves.plot_curve`."""

@@ -5,7 +5,13 @@ negatives N(0, 1), positives N(1, 1), prevalence 0.1. Each simulated data set
 has n i.i.d. rows, so the number of positives is Binomial(n, 0.1) (the
 sampling model of the paper; ``--fixed-counts`` fixes it at 0.1 n instead).
 A band covers when the true curve lies inside it at every grid recall in
-[eps, 1 - eps] (201 evenly spaced recalls, eps = 0.05).
+[eps, 1 - eps] (201 evenly spaced recalls, eps = 0.05). A method name with the
+suffix ``+studentized`` runs that bootstrap with ``studentize=True``.
+
+The data sets of each sample size come from their own random stream
+(``[seed, n]``) and each method's replicates from another (``[seed, n, k]``),
+so the methods are compared on the same data sets and any subset of methods
+reproduces the same numbers.
 
 Usage::
 
@@ -33,6 +39,8 @@ from aucpr_stats.bands import BAND_METHODS, pr_band
 from aucpr_stats.curves import pr_step
 from aucpr_stats.simulate import Binormal
 
+ALL_METHODS = (*BAND_METHODS, "smoothed_bootstrap+studentized", "bootstrap+studentized")
+
 
 def simulate_ties(n: int, sims: int, prevalence: float, rng: np.random.Generator, fixed_counts: bool):
     """Tie table with one segment per simulated data set."""
@@ -57,19 +65,20 @@ def simulate_ties(n: int, sims: int, prevalence: float, rng: np.random.Generator
 def run(sizes, sims, n_boot, prevalence, eps, n_grid, seed, fixed_counts, methods):
     grid = np.linspace(eps, 1 - eps, n_grid)
     truth = Binormal(mu=1.0).precision_at_recall(grid, prevalence)
-    rng = np.random.default_rng(seed)
     rows = []
     for n in sizes:
-        ties = simulate_ties(n, sims, prevalence, rng, fixed_counts)
+        ties = simulate_ties(n, sims, prevalence, np.random.default_rng([seed, n]), fixed_counts)
         estimate, _ = pr_step(ties, grid)
         keys = pl.DataFrame({"sim": np.arange(sims), "n_missing": np.zeros(sims, dtype=np.int64)})
-        for method in methods:
+        for name in methods:
+            method, _, variant = name.partition("+")
+            rng = np.random.default_rng([seed, n, ALL_METHODS.index(name)])
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 band = pr_band(ties, estimate, grid=grid, level=0.95, method=method, n_boot=n_boot,
                                bandwidth=None, p_tilde=None, eps=eps, rng=rng, keys=keys, by=("sim",),
-                               frame_kind="polars")
+                               frame_kind="polars", studentize=variant == "studentized")
             elapsed = time.perf_counter() - start
             inside = (band.lower <= truth[None, :] + 1e-12) & (truth[None, :] <= band.upper + 1e-12)
             covered = inside.all(axis=1)
@@ -78,13 +87,13 @@ def run(sizes, sims, n_boot, prevalence, eps, n_grid, seed, fixed_counts, method
             width = float(np.mean(band.upper - band.lower))
             pointwise_cover = float(inside.mean())
             rows.append({
-                "n": n, "method": method, "sims": sims, "n_boot": n_boot if method != "pointwise" else 0,
+                "n": n, "method": name, "sims": sims, "n_boot": n_boot if method != "pointwise" else 0,
                 "coverage": cover, "coverage_se": se, "mean_width": width,
                 "pointwise_coverage": pointwise_cover,
                 "mean_ess": float(np.nanmean(band.ess)) if method != "pointwise" else None,
                 "seconds": elapsed,
             })
-            print(f"n={n:>6} {method:<19} coverage={cover:.3f} (se {se:.3f})  mean width={width:.4f}  "
+            print(f"n={n:>6} {name:<31} coverage={cover:.3f} (se {se:.3f})  mean width={width:.4f}  "
                   f"pointwise={pointwise_cover:.3f}  {elapsed:.1f}s", flush=True)
     return rows
 
@@ -99,7 +108,7 @@ def main(argv=None):
     parser.add_argument("--grid", type=int, default=201)
     parser.add_argument("--seed", type=int, default=20090614)
     parser.add_argument("--fixed-counts", action="store_true")
-    parser.add_argument("--methods", nargs="+", default=list(BAND_METHODS))
+    parser.add_argument("--methods", nargs="+", default=list(ALL_METHODS), choices=ALL_METHODS)
     parser.add_argument("--out", default=None, help="write the table as JSON here")
     args = parser.parse_args(argv)
     start = time.perf_counter()

@@ -320,3 +320,38 @@ def test_pointwise_half_width_matches_the_true_standard_error():
     alpha, precision, slope = _binormal_truth(band.recall, p)
     true_half = 1.959964 * np.sqrt(pointwise_variance(band.recall, precision, alpha, p, slope) / n)
     np.testing.assert_allclose((band.upper - band.lower)[0] / 2, true_half, rtol=0.15)
+
+
+# ------------------------------------------------ studentised band (extension)
+def test_studentized_band_from_the_bootstrap_process():
+    df = binormal_frame(3000, seed=6)
+    curve = pr_curve(df, "outcome", "score")
+    band = curve.band(n_boot=400, seed=21, grid=51, studentize=True)
+    assert band.studentized and np.isnan(band.groups_frame()["half_width"][0])
+    # rebuild it from the replicates' process with plain numpy (all weights are 1 at p_tilde = p_hat)
+    pos = df.filter(pl.col("outcome") == 1)["score"].to_numpy()
+    neg = df.filter(pl.col("outcome") == 0)["score"].to_numpy()
+    p_s, n_s = class_sample(pos), class_sample(neg)
+    _, log_w, process = _bootstrap_sups(p_s, n_s, band.recall, band.estimate[0], smoothed=True,
+                                        h_pos=band.bandwidth_pos[0], h_neg=band.bandwidth_neg[0],
+                                        p_tilde=band.p_tilde[0], n_boot=400, rng=np.random.default_rng(21),
+                                        keep_process=True)
+    assert np.all(log_w == 0)
+    sigma = process.std(axis=0)
+    r = np.quantile(np.max(np.abs(process) / sigma, axis=1), 0.95, method="inverted_cdf")
+    assert band.r_delta[0] == pytest.approx(r, rel=1e-12)
+    expected = np.clip(band.estimate[0] + r * sigma / math.sqrt(3000), 0, 1)
+    np.testing.assert_allclose(band.upper[0], expected, rtol=1e-12)
+    # the width follows the curve's variability: narrower at high recall than at low recall
+    width = band.upper[0] - band.lower[0]
+    assert width[-5:].mean() < 0.5 * width[:5].mean()
+    plain = curve.band(n_boot=400, seed=21, grid=51)
+    assert np.all(width[25:] < (plain.upper - plain.lower)[0][25:])
+
+
+def test_studentize_is_for_bootstrap_methods():
+    curve = pr_curve(binormal_frame(300), "outcome", "score")
+    with pytest.raises(InputError, match="`studentize`"):
+        curve.band(method="pointwise", studentize=True)
+    with pytest.raises(InputTypeError, match="`studentize`"):
+        curve.band(studentize="yes")

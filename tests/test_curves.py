@@ -25,9 +25,9 @@ def eq3_oracle(y: np.ndarray, s: np.ndarray, beta: float) -> float:
     pos, neg = s[y], s[~y]
     n_pos, n_neg = pos.size, neg.size
     # the implementation reads a recall within 1e-9 / n_pos of a step k / n_pos as on the step
-    if abs(n_pos * beta - round(n_pos * beta)) < 1e-9:
-        beta = round(n_pos * beta) / n_pos
-    u = 1.0 - beta
+    # when it picks the quantile (the formula itself uses beta as given)
+    on_step = round(n_pos * beta) / n_pos if abs(n_pos * beta - round(n_pos * beta)) < 1e-9 else beta
+    u = 1.0 - on_step
     # G_hat^{-1}(u) = inf{x : G_hat(x) >= u}, G_hat(x) = mean(pos <= x); -inf when u = 0
     if u <= 0:
         t = -np.inf

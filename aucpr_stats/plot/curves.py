@@ -128,11 +128,13 @@ def plot_band(band: Any, ax=None, *, prevalence: bool = True, shade_alpha: float
     colours = _colours(band.n_groups)
     kind = {"smoothed_bootstrap": "smoothed bootstrap band", "bootstrap": "bootstrap band",
             "pointwise": "pointwise intervals"}[band.method]
+    if band.studentized:
+        kind = f"studentised {kind}"
     for k in range(band.n_groups):
         if not np.isfinite(band.estimate[k]).any():
             continue
         label = labels[k]
-        if band.method != "pointwise" and np.isfinite(band.r_delta[k]):
+        if band.method != "pointwise" and not band.studentized and np.isfinite(band.r_delta[k]):
             label = f"{label} (±{band.r_delta[k] / np.sqrt(band.n_pos[k] + band.n_neg[k]):.3f})"
         ax.fill_between(band.recall, band.lower[k], band.upper[k], color=colours[k], alpha=shade_alpha, lw=0)
         ax.plot(band.recall, band.estimate[k], color=colours[k], lw=1.6, label=label)

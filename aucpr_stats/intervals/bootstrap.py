@@ -15,15 +15,22 @@ re-sort, at a cost of O(rows + draws) per replicate.
 
 Draws are vectorised over replicates in memory-bounded chunks (a constant
 number of numpy calls per chunk, none per replicate or per group). Two exact
-samplers are used, whichever is cheaper for the table:
+samplers are used per class, whichever is cheaper for the table:
 
-* *units*: each of the ``n`` resampled positives picks one of the ``n``
-  original positives uniformly (Lemire's multiply-shift on 32 random bits,
-  with the rare biased draws rejected and redrawn, so exactly uniform), and
-  the picks are counted per tie row; cost O(n) per replicate;
-* *multinomial*: :meth:`numpy.random.Generator.multinomial` with one row of
-  probabilities per group; cost O(distinct scores) per replicate, far cheaper
-  when scores have many ties.
+* *unit by unit*: each of the ``n`` resampled positives picks one of the
+  ``n`` original positives uniformly (``Generator.integers``, or Lemire's
+  multiply-shift with rejection when groups differ in size), and the picks
+  are counted per tie row; cost O(n) per replicate. Used when rows hold one
+  or two units each (continuous scores);
+* *Poisson with completion* (:class:`_PoissonFillSampler`): independent
+  Poisson counts per tie row, completed unit by unit to exactly ``n``; cost
+  O(tie rows) per replicate. Used when rows hold many units (ties, or the
+  merged tables below).
+
+For average precision the table is first reduced by
+:func:`merge_negative_runs` (exact: the same estimate and the same bootstrap
+distribution), which shrinks a continuous-score table from ``n + m`` rows to
+about ``n``.
 
 Replicate tables are laid out replicate-major: segment ``b * n_segments + s``
 is replicate ``b`` of segment ``s``.
@@ -96,53 +103,32 @@ def _uniform_below(rng: np.random.Generator, high: np.ndarray, rows: int) -> np.
     return out
 
 
-class _ClassSampler:
-    """Draws replicate counts of one class (positives or negatives) of a table."""
+class _UnitSampler:
+    """Replicate counts of one class by resampling its units (rows of that class) one by one.
+
+    Each of the ``N`` resampled units of a segment picks one of the segment's
+    ``N`` original units uniformly at random; the picks are counted per tie
+    row. Cost O(N) per replicate.
+    """
 
     def __init__(self, ties: TieTable, counts: np.ndarray):
-        self.n_rows = ties.n_rows
-        self.totals = ties.segment_sum(counts)  # units (rows of this class) per segment
-        n_units = int(self.totals.sum())
-        lengths = ties.lengths
         n_seg = ties.n_segments
-        width = int(lengths.max()) if n_seg and ties.n_rows else 0
-        # cost model in nanoseconds per replicate, measured on numpy 2.4:
-        # ~10 per unit (draw, gather, count) vs ~120 per multinomial category
-        self.use_multinomial = n_seg * width * 120 < n_units * 10
-        if self.use_multinomial:
-            # right-aligned rows of probabilities: numpy gives the multinomial
-            # remainder to the last category, which must be a real tie row
-            self.width = width
-            col = np.arange(ties.n_rows) - np.repeat(ties.offsets[:-1], lengths) + np.repeat(width - lengths, lengths)
-            self.flat = ties.segment_ids() * width + col
-            pvals = np.zeros(n_seg * width)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                pvals[self.flat] = counts / np.repeat(self.totals, lengths)
-            pvals = pvals.reshape(n_seg, width)
-            empty = self.totals == 0
-            pvals[empty] = 0.0
-            if width:
-                pvals[empty, -1] = 1.0
-            self.pvals = pvals
-        else:
-            # unit u of segment s is the u-th row of that class in s
-            self.unit_row = np.repeat(np.arange(ties.n_rows, dtype=np.int64), counts)
-            unit_start = np.zeros(n_seg, dtype=np.int64)
-            np.cumsum(self.totals[:-1], out=unit_start[1:])
-            seg_of_unit = np.repeat(np.arange(n_seg), self.totals)
-            sizes = np.unique(self.totals[self.totals > 0])
-            # one segment size: Generator.integers with a scalar bound (fastest);
-            # several: Lemire's method with a bound per unit
-            self.high = int(sizes[0]) if sizes.size == 1 else self.totals[seg_of_unit]
-            self.unit_start = None if n_seg == 1 else unit_start[seg_of_unit]
+        self.n_rows = ties.n_rows
+        self.n_seg = n_seg
+        self.totals = ties.segment_sum(counts)
+        # unit u of segment s is the u-th unit of this class in s, at row unit_row[u]
+        self.unit_row = np.repeat(np.arange(ties.n_rows, dtype=np.int64), counts)
+        self.seg_unit_start = np.zeros(n_seg, dtype=np.int64)
+        np.cumsum(self.totals[:-1], out=self.seg_unit_start[1:])
+        seg_of_unit = np.repeat(np.arange(n_seg), self.totals)
+        sizes = np.unique(self.totals[self.totals > 0])
+        # one segment size: Generator.integers with a scalar bound (fastest);
+        # several: Lemire's method with a bound per unit
+        self.high = int(sizes[0]) if sizes.size == 1 else self.totals[seg_of_unit]
+        self.unit_start = None if n_seg == 1 else self.seg_unit_start[seg_of_unit]
 
     def draw(self, rng: np.random.Generator, n_rep: int) -> np.ndarray:
         """Counts of ``n_rep`` replicates, replicate-major, shape (n_rep * n_rows,)."""
-        if self.use_multinomial:
-            if self.width == 0:
-                return np.zeros(0, dtype=np.int64)
-            draws = rng.multinomial(self.totals, self.pvals, size=(n_rep, self.pvals.shape[0]))
-            return draws.reshape(n_rep, -1)[:, self.flat].ravel()
         n_units = self.unit_row.size
         if n_units == 0:
             return np.zeros(n_rep * self.n_rows, dtype=np.int64)
@@ -155,6 +141,117 @@ class _ClassSampler:
         rows = self.unit_row[picks]
         rows += (np.arange(n_rep, dtype=np.int64) * self.n_rows)[:, None]
         return np.bincount(rows.ravel(), minlength=n_rep * self.n_rows)
+
+    def draw_some(self, rng: np.random.Generator, deficit: np.ndarray) -> np.ndarray:
+        """``deficit[b, s]`` extra units for segment ``s`` of replicate ``b``; counts (n_rep * n_rows,)."""
+        n_rep = deficit.shape[0]
+        which = np.repeat(np.arange(deficit.size, dtype=np.int64), deficit.ravel())
+        if which.size == 0:
+            return np.zeros(n_rep * self.n_rows, dtype=np.int64)
+        rep, seg = np.divmod(which, self.n_seg)
+        picks = _uniform_below(rng, self.totals[seg], 1)[0]
+        rows = self.unit_row[picks + self.seg_unit_start[seg]] + rep * self.n_rows
+        return np.bincount(rows, minlength=n_rep * self.n_rows)
+
+
+class _PoissonFillSampler:
+    """Replicate counts of one class in O(tie rows), for rows holding many units.
+
+    Multinomial counts by Poissonisation with completion. Draw independent
+    :math:`C_k \sim \mathrm{Poisson}(\lambda c_k)` for the rows of a segment
+    (``c_k`` the row's count, :math:`\lambda = 1 - 3/\sqrt N`), so that
+    :math:`S = \sum_k C_k` is a little below ``N``. Given ``S``, the vector
+    ``C`` is Multinomial(S; c/N); adding ``N - S`` units drawn one by one from
+    the same probabilities makes it exactly Multinomial(N; c/N). When
+    ``S > N`` (probability about 0.1%) the segment's draw is discarded and all
+    ``N`` units are drawn one by one, which is also exactly multinomial, so
+    the result is exact whatever ``S`` is.
+
+    Poisson variates come from inversion of the Poisson CDF with one uniform
+    each: a guide table over 256 cells of [0, 1) per distinct mean points to a
+    starting count, followed by a short vectorised search (Devroye 1986,
+    section III.2.4). Means above 64 (or too many distinct means) use
+    :meth:`numpy.random.Generator.poisson`.
+    """
+
+    CELLS = 256
+    MAX_MEAN = 64.0
+    MAX_DISTINCT = 2048
+
+    def __init__(self, ties: TieTable, counts: np.ndarray, units: _UnitSampler):
+        from scipy.stats import poisson
+
+        self.units = units
+        self.n_rows = ties.n_rows
+        self.offsets = ties.offsets
+        self.totals = units.totals
+        seg_of_row = ties.segment_ids()
+        lam = np.where(self.totals >= 16, 1.0 - 3.0 / np.sqrt(np.maximum(self.totals, 1)), 0.0)
+        mean = lam[seg_of_row] * counts
+        active = np.flatnonzero(mean > 0)
+        mean = mean[active]
+        small = mean <= self.MAX_MEAN
+        values, inverse = np.unique(mean[small], return_inverse=True)
+        if values.size > self.MAX_DISTINCT:
+            small[:] = False
+            values, inverse = values[:0], inverse[:0]
+        self.rows_small, self.rows_large = active[small], active[~small]
+        self.mean_large = mean[~small]
+        self.seg_of_row = seg_of_row
+        if values.size:
+            width = int(np.ceil(values.max() + 12.0 * np.sqrt(values.max()) + 40.0))
+            cdf = poisson.cdf(np.arange(width)[None, :], values[:, None])
+            cdf[:, -1] = 2.0  # sentinel above every uniform; the mass beyond is < 1e-30
+            grid = np.arange(self.CELLS) / self.CELLS
+            # guide[d, i] = number of CDF values <= i / CELLS: the count at the cell's lower edge
+            guide = np.stack([np.searchsorted(row, grid, side="right") for row in cdf])
+            self.cdf = cdf.ravel()
+            self.cdf_base = inverse.astype(np.int64) * width
+            self.guide = guide.ravel().astype(np.int64)
+            self.guide_base = inverse.astype(np.int64) * self.CELLS
+
+    def draw(self, rng: np.random.Generator, n_rep: int) -> np.ndarray:
+        counts = np.zeros((n_rep, self.n_rows), dtype=np.int64)
+        if self.rows_small.size:
+            u = rng.random((n_rep, self.rows_small.size))
+            cell = (u * self.CELLS).astype(np.int64)
+            cell += self.guide_base
+            index = self.guide[cell]
+            index += self.cdf_base
+            # walk up while F(count) <= u: most draws stop within a step or two,
+            # so each pass only revisits the draws still walking
+            flat_index, flat_u = index.reshape(-1), u.reshape(-1)
+            walking = np.flatnonzero(self.cdf[flat_index] <= flat_u)
+            while walking.size:
+                flat_index[walking] += 1
+                walking = walking[self.cdf[flat_index[walking]] <= flat_u[walking]]
+            index -= self.cdf_base
+            counts[:, self.rows_small] = index
+        if self.rows_large.size:
+            counts[:, self.rows_large] = rng.poisson(self.mean_large, size=(n_rep, self.rows_large.size))
+        # per-segment totals S; deficits N - S are completed unit by unit
+        nonempty = np.flatnonzero(self.offsets[:-1] < self.offsets[1:])
+        sums = np.zeros((n_rep, self.totals.size), dtype=np.int64)
+        if nonempty.size:
+            sums[:, nonempty] = np.add.reduceat(counts, self.offsets[:-1][nonempty], axis=1)
+        deficit = self.totals[None, :] - sums
+        over = deficit < 0
+        if over.any():  # S > N: discard and draw the whole segment unit by unit
+            counts[over[:, self.seg_of_row]] = 0
+            deficit[over] = np.broadcast_to(self.totals, over.shape)[over]
+        counts = counts.ravel()
+        counts += self.units.draw_some(rng, deficit)
+        return counts
+
+
+def _class_sampler(ties: TieTable, counts: np.ndarray):
+    """The cheaper exact sampler for one class: unit by unit, or Poisson with completion."""
+    units = _UnitSampler(ties, counts)
+    busy_rows = int(np.count_nonzero(counts))
+    # ~12 ns per unit against ~30 ns per busy row (numpy 2.4)
+    if units.unit_row.size > 2.5 * busy_rows and units.unit_row.size >= 64:
+        return _PoissonFillSampler(ties, counts, units)
+    return units
 
 
 def _chunk_size(ties: TieTable, chunk_size: int | None) -> int:
@@ -192,7 +289,7 @@ def iter_replicates(ties: TieTable, n_boot: int, rng: np.random.Generator,
     """
     n_seg, n_rows = ties.n_segments, ties.n_rows
     per_chunk = min(_chunk_size(ties, chunk_size), max(n_boot, 1))
-    positives, negatives = _ClassSampler(ties, ties.pos), _ClassSampler(ties, ties.neg)
+    positives, negatives = _class_sampler(ties, ties.pos), _class_sampler(ties, ties.neg)
     # scores and offsets of a full chunk, built once and sliced for the last
     score = np.tile(ties.score, per_chunk)
     offsets = (ties.offsets[:-1][None, :] + (np.arange(per_chunk) * n_rows)[:, None]).ravel()

@@ -47,9 +47,9 @@ SEED = 2013
 # resampling arms cost n_boot (or n_folds) estimator calls per data set, so
 # they get fewer data sets (their Monte Carlo SE is in the table).
 if QUICK:
-    BIAS_N_TOTAL = [100, 500, 2000]
-    BIAS_SIMS = {n: 100 for n in BIAS_N_TOTAL}
-    PREV_SIMS = 100
+    BIAS_N_TOTAL = [100, 300, 1000]
+    BIAS_SIMS = {n: 60 for n in BIAS_N_TOTAL}
+    PREV_SIMS = 40
     PREVALENCES = [0.05, 0.2, 0.5]
     CI_N_TOTAL = [200, 1000]
     CI_SIMS = {"binomial": 200, "logit": 200, "bootstrap": 20, "cross_validation": 50}
@@ -59,9 +59,9 @@ else:
     BIAS_N_TOTAL = [100, 200, 500, 1000, 5000, 10000]
     # the paper's 10,000 data sets per point, except at the two largest sizes
     # where the interpolated convex estimator costs ~0.1 s per data set and the
-    # Monte Carlo SE of the bias ratio is already below 0.001 with 2,000
-    BIAS_SIMS = {100: 10_000, 200: 10_000, 500: 10_000, 1000: 10_000, 5000: 2_000, 10000: 2_000}
-    PREV_SIMS = 2_000
+    # Monte Carlo SE of the bias ratio is already about 0.001 with 1,000
+    BIAS_SIMS = {100: 10_000, 200: 10_000, 500: 10_000, 1000: 10_000, 5000: 1_000, 10000: 1_000}
+    PREV_SIMS = 1_000
     PREVALENCES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5]
     CI_N_TOTAL = [200, 500, 1000, 5000, 10000]
     # data sets per cell, per method and n + m: bootstrap costs n_boot estimator
@@ -69,7 +69,7 @@ else:
     CI_SIMS = {
         "binomial": {n: 10_000 for n in CI_N_TOTAL},
         "logit": {n: 10_000 for n in CI_N_TOTAL},
-        "bootstrap": {200: 500, 500: 500, 1000: 300, 5000: 100, 10000: 100},
+        "bootstrap": {200: 400, 500: 250, 1000: 150, 5000: 40, 10000: 25},
         "cross_validation": {200: 2000, 500: 2000, 1000: 2000, 5000: 1000, 10000: 1000},
     }
     N_BOOT = 1000

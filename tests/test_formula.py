@@ -112,3 +112,21 @@ def test_resolver_errors():
     assert resolve(df, None, "y", "s", None)[1:] == ("y", "s", None)
     with pytest.raises(InputError, match="column 'z' given as `score` is not in `data`"):
         aucpr("y ~ z", data=df)
+
+
+def test_every_entry_point_takes_formulas(frame_kind):
+    from aucpr_stats.compare import compare
+    from aucpr_stats.curves import pr_curve, roc_curve
+
+    rng = np.random.default_rng(2)
+    y, s = random_scores(rng, 150)
+    cols = {"y": y.astype(int), "s": s, "t": s + rng.normal(size=150), "g": rng.choice(["a", "b"], 150)}
+    df = make_frame(cols, frame_kind)
+    for fn in (pr_curve, roc_curve, compare):
+        by_formula = as_polars(fn("y ~ s + t | g", data=df).to_frame())
+        by_columns = as_polars(fn(df, "y", ["s", "t"], "g").to_frame())
+        assert by_formula.equals(by_columns), fn.__name__
+    curves = as_polars(pr_curve("y ~ s + t | g", data=df).to_frame())
+    assert curves.columns[:2] == ["g", "score"]
+    with pytest.raises(FormulaError, match="position 8"):
+        pr_curve("y ~ s | ", data=df)

@@ -130,3 +130,18 @@ def test_every_entry_point_takes_formulas(frame_kind):
     assert curves.columns[:2] == ["g", "score"]
     with pytest.raises(FormulaError, match="position 8"):
         pr_curve("y ~ s | ", data=df)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_names = st.text(alphabet=st.characters(blacklist_characters="`", blacklist_categories=("Cs",)), min_size=1,
+                 max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(outcome=_names, scores=st.lists(_names, min_size=1, max_size=4, unique=True),
+       by=st.lists(_names, max_size=3, unique=True))
+def test_any_column_names_round_trip(outcome, scores, by):
+    formula = Formula(outcome, tuple(scores), tuple(by))
+    assert parse_formula(str(formula)) == formula

@@ -18,6 +18,8 @@ kernel either tolerates them or calls :meth:`TieTable.compact` first.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 import numpy as np
 
@@ -102,12 +104,13 @@ class TieTable:
         before[nonempty] = total[starts[nonempty]] - values[starts[nonempty]]
         return total - np.repeat(before, self.lengths)
 
-    @property
+    # computed once per table (the arrays are never modified in place)
+    @functools.cached_property
     def n_pos(self) -> np.ndarray:
         """Positives per segment."""
         return self.segment_sum(self.pos)
 
-    @property
+    @functools.cached_property
     def n_neg(self) -> np.ndarray:
         """Negatives per segment."""
         return self.segment_sum(self.neg)
@@ -201,7 +204,16 @@ def _distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | No
     return values[starts], np.diff(np.append(starts, values.size))
 
 
-def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray) -> TieTable:
+def _sorted(values: np.ndarray, in_place: bool) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    if in_place and values.flags.writeable and values.ndim == 1:
+        values.sort()
+        return values
+    return np.sort(values)
+
+
+def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray, *,
+                           overwrite_input: bool = False) -> TieTable:
     """Build the one-segment tie table from the scores of each class, in any order.
 
     The fast path for ungrouped data. An argsort of all rows (to carry each
@@ -216,6 +228,9 @@ def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray) -> Ti
     ----------
     pos_scores, neg_scores : ndarray of float64
         Scores of the positives and of the negatives; finite, any order.
+    overwrite_input : bool
+        Sort writable float64 inputs in place instead of sorting a copy (saves
+        a copy when the caller has no further use for them).
 
     Returns
     -------
@@ -223,8 +238,8 @@ def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray) -> Ti
         One segment: the distinct scores of both classes, descending, with
         their positive and negative counts.
     """
-    pos_values, pos_counts = _distinct_ascending(np.sort(np.asarray(pos_scores, dtype=np.float64)))
-    neg_values, neg_counts = _distinct_ascending(np.sort(np.asarray(neg_scores, dtype=np.float64)))
+    pos_values, pos_counts = _distinct_ascending(_sorted(pos_scores, overwrite_input))
+    neg_values, neg_counts = _distinct_ascending(_sorted(neg_scores, overwrite_input))
     n_a, n_b = pos_values.size, neg_values.size
     below = np.searchsorted(neg_values, pos_values, side="left")  # negative values < each positive value
     if n_b:

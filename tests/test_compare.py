@@ -7,6 +7,8 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import average_precision_score, roc_auc_score
 
@@ -37,15 +39,16 @@ def brute_force_paired_delong(y, s1, s2):
     cov = [[s10[r][q] / m + s01[r][q] / n for q in range(2)] for r in range(2)]
     var = cov[0][0] + cov[1][1] - 2 * cov[0][1]
     diff = theta[0] - theta[1]
-    z = diff / math.sqrt(var)
+    z = diff / math.sqrt(var) if var > 0 else math.nan
     return {
         "estimate_a": theta[0],
         "estimate_b": theta[1],
         "difference": diff,
         "se": math.sqrt(var),
         "z": z,
-        "p_value": 2 * stats.norm.sf(abs(z)),
-        "correlation": cov[0][1] / math.sqrt(cov[0][0] * cov[1][1]),
+        # documented convention: a zero SE gives p = 1 for a zero difference, else NaN
+        "p_value": 2 * stats.norm.sf(abs(z)) if var > 0 else (1.0 if diff == 0 else math.nan),
+        "correlation": cov[0][1] / math.sqrt(cov[0][0] * cov[1][1]) if cov[0][0] * cov[1][1] > 0 else math.nan,
     }
 
 
@@ -262,3 +265,28 @@ def test_delong_p_values_are_uniform_under_the_null():
     p = compare(data, "y", ["a", "b"], by="sim").to_frame()["p_value"].to_numpy()
     assert stats.kstest(p, "uniform").pvalue > 0.001
     assert 0.02 < np.mean(p < 0.05) < 0.09
+
+
+rows_strategy = st.lists(st.tuples(st.booleans(), st.integers(-4, 4), st.integers(-4, 4)), min_size=6, max_size=40).filter(
+    lambda rows: sum(r[0] for r in rows) >= 2 and sum(not r[0] for r in rows) >= 2
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=rows_strategy)
+def test_delong_is_antisymmetric_and_rank_invariant(rows):
+    y = np.array([r[0] for r in rows])
+    a = np.array([r[1] for r in rows], dtype=float)
+    b = np.array([r[2] for r in rows], dtype=float)
+    data = pl.DataFrame({"y": y, "a": a, "b": b, "a3": a**3 + 5})
+    ab = compare(data, "y", ["a", "b"]).to_frame().row(0, named=True)
+    ba = compare(data, "y", ["b", "a"]).to_frame().row(0, named=True)
+    assert ab["difference"] == -ba["difference"]
+    assert ab["se"] == pytest.approx(ba["se"], rel=1e-12, abs=1e-15)
+    assert ab["p_value"] == pytest.approx(ba["p_value"], rel=1e-9, abs=1e-12, nan_ok=True)
+    transformed = compare(data, "y", ["a3", "b"]).to_frame().row(0, named=True)
+    assert transformed["difference"] == pytest.approx(ab["difference"], abs=1e-15)
+    assert transformed["se"] == pytest.approx(ab["se"], rel=1e-12, abs=1e-15)
+    expected = brute_force_paired_delong(y, a, b)
+    assert ab["se"] == pytest.approx(expected["se"], rel=1e-9, abs=1e-12)
+    assert ab["p_value"] == pytest.approx(expected["p_value"], rel=1e-9, abs=1e-12, nan_ok=True)

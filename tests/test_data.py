@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pytest
 import polars as pl
 from sklearn.datasets import load_breast_cancer
 
@@ -41,3 +42,22 @@ def test_synthetic_cohort_is_reproducible():
     assert shipped.columns == made.columns and shipped.height == made.height
     assert shipped["disease"].to_list() == made["disease"].to_list()
     np.testing.assert_allclose(shipped["model_a"].to_numpy(), made["model_a"].to_numpy())
+
+
+def test_scenario_cohort_truth_and_reproducibility():
+    from aucpr_stats.simulate import get_scenario  # noqa: F401  (the module the script uses)
+
+    module = _load_script("make_scenario_cohort")
+    data, truth = module.make()
+    shipped = pl.read_csv(DATA / "scenario_cohort.csv")
+    shipped_truth = pl.read_csv(DATA / "scenario_cohort_truth.csv")
+    assert shipped["outcome"].to_list() == data["outcome"].to_list()
+    np.testing.assert_allclose(shipped["model_x"].to_numpy(), data["model_x"].to_numpy(), atol=1e-6)
+    np.testing.assert_allclose(shipped_truth["true_aucpr"].to_numpy(), truth["true_aucpr"].to_numpy(), rtol=1e-12)
+    # the truth is the scenario's true AUCPR at the realised prevalence (fixed class counts)
+    counts = shipped.group_by("site").agg(pl.col("outcome").mean().alias("p"))
+    for site, p in counts.iter_rows():
+        n, prevalence, scen_x, _ = module.SITES[site]
+        assert p == pytest.approx(prevalence)
+        row = shipped_truth.filter((pl.col("site") == site) & (pl.col("score") == "model_x"))
+        assert row["true_aucpr"][0] == pytest.approx(scen_x.true_aucpr(prevalence), rel=1e-9)

@@ -1,4 +1,4 @@
-"""Every ```python block in README.md and docs/*.md runs as written, from the repository root.
+"""Every ```python block in README.md, data/README.md and docs/*.md runs as written, from the repository root.
 
 Each block runs on its own (a fresh namespace), so every example is
 self-contained. A block fenced as ```python no-run is shown but not run;
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "data" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```python[ \t]*(?P<flags>[^\n]*)\n(?P<code>.*?)^```", flags=re.S | re.M)
 
 

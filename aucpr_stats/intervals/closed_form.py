@@ -93,7 +93,7 @@ def binomial_interval(estimate, n_pos, level: float = 0.95):
 def _logit_derivative(theta: np.ndarray) -> np.ndarray:
     # d/dθ log(θ / (1 - θ)) = 1 / (θ (1 - θ)); one entry per element (an
     # elementwise map, so its Jacobian is diagonal and kept as a vector)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # infinite near 0 and 1, handled by the caller
         return 1.0 / (theta * (1.0 - theta))
 
 
@@ -153,9 +153,11 @@ def logit_interval(estimate, n_pos, level: float = 0.95):
     se_theta = binomial_se(estimate, n_pos)
     boundary = (theta == 0.0) | (theta == 1.0)
     inner = np.where(boundary, 0.5, theta)  # placeholder where the logit is infinite
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         delta = NonlinearDeltaCov(logit, inner.ravel(), None, deriv=_logit_derivative)
         tau = np.abs(delta.grad()) * se_theta.ravel()
+        # inf * 0 where theta(1 - theta) underflows: the standard error is infinite
+        tau = np.where(np.isnan(tau) & ~np.isnan(se_theta.ravel()), np.inf, tau)
         eta_ci = delta.conf_int(alpha=1.0 - level, predicted=logit(inner.ravel()), se=tau)
     lower = expit(eta_ci[:, 0]).reshape(theta.shape)
     upper = expit(eta_ci[:, 1]).reshape(theta.shape)

@@ -247,11 +247,13 @@ def test_conf_int_frame_columns_and_type(frame_kind):
     data = make_frame({"y": y, "s": s, "site": g}, frame_kind)
     ci = auroc(data, "y", "s", by="site").conf_int(method=["delong", "logit", "hanley_mcneil"], level=0.9)
     assert isinstance(ci, result_frame_type(frame_kind))
+    # the layout of the AUCPR intervals: rows group-major, then estimator, then method
     assert list(ci.columns) == [
-        "site", "estimator", "estimate", "n_pos", "n_neg", "method", "level", "lower", "upper", "se", "note",
+        "site", "estimator", "estimate", "method", "level", "lower", "upper", "se", "n_pos", "n_neg", "note",
     ]
     ci = as_polars(ci)
-    assert ci["method"].to_list() == ["delong"] * 2 + ["logit"] * 2 + ["hanley_mcneil"] * 2
+    assert ci["site"].to_list() == ["a"] * 3 + ["b"] * 3
+    assert ci["method"].to_list() == ["delong", "logit", "hanley_mcneil"] * 2
     assert ci["level"].to_list() == [0.9] * 6
     z = normal_quantile(0.9)
     for row in ci.iter_rows(named=True):
@@ -312,3 +314,10 @@ def test_bootstrap_is_reproducible_and_agrees_with_delong():
     np.testing.assert_allclose(a["se"].to_numpy(), delong["se"].to_numpy(), rtol=0.12)
     assert (a["lower"] < a["estimate"]).all() and (a["estimate"] < a["upper"]).all()
     assert a["method"].to_list() == ["bootstrap"] * 2
+    assert a["n_boot"].to_list() == [1000, 1000]
+    both = as_polars(result.conf_int(method=["delong", "bootstrap"], n_boot=1000, seed=5))
+    assert list(both.columns) == ["g", "estimator", "estimate", "method", "level", "lower", "upper", "se",
+                                  "n_boot", "boot_mean", "boot_median", "n_pos", "n_neg", "note"]
+    assert both["n_boot"].to_list() == [None, 1000, None, 1000]
+    assert both.filter(pl.col("method") == "bootstrap").select("lower", "upper", "se").equals(
+        a.select("lower", "upper", "se"))

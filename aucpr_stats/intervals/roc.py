@@ -168,11 +168,16 @@ def bootstrap_interval(ties: TieTable, level: float = 0.95, n_boot: int = DEFAUL
     The interval is the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of
     the replicates; ``se`` is their standard deviation.
     """
+    lower, upper, summary = _bootstrap(ties, level, n_boot, seed)
+    return lower, upper, summary["se"]
+
+
+def _bootstrap(ties: TieTable, level: float, n_boot: int, seed, chunk_size: int | None = None):
     from .bootstrap import bootstrap_estimates, percentile_interval, replicate_summary
 
-    replicates = bootstrap_estimates(ties, a_prime, n_boot=n_boot, seed=seed)
+    replicates = bootstrap_estimates(ties, a_prime, n_boot=n_boot, seed=seed, chunk_size=chunk_size)
     lower, upper = percentile_interval(replicates, level)
-    return lower, upper, replicate_summary(replicates)["se"]
+    return lower, upper, replicate_summary(replicates)
 
 
 # -------------------------------------------------------- assembly per group
@@ -189,7 +194,7 @@ def _methods_iv(method: Any) -> tuple[str, ...]:
 
 
 def _options_iv(methods: tuple[str, ...], options: dict) -> dict:
-    allowed = {"n_boot", "seed"} if "bootstrap" in methods else set()
+    allowed = {"n_boot", "seed", "chunk_size"} if "bootstrap" in methods else set()
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise InputError(
@@ -201,7 +206,11 @@ def _options_iv(methods: tuple[str, ...], options: dict) -> dict:
         raise InputTypeError(f"`n_boot` must be an integer; got {n_boot!r}")
     if n_boot < 2:
         raise InputError(f"`n_boot` must be at least 2; got {n_boot}")
-    return {"n_boot": int(n_boot), "seed": options.get("seed")}
+    chunk_size = options.get("chunk_size")
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
+                                   or chunk_size < 1):
+        raise InputError(f"`chunk_size` must be a positive integer or None; got {chunk_size!r}")
+    return {"n_boot": int(n_boot), "seed": options.get("seed"), "chunk_size": chunk_size}
 
 
 def _method_notes(method: str, n_pos: np.ndarray, n_neg: np.ndarray, auc: np.ndarray, lower: np.ndarray) -> list:
@@ -229,13 +238,19 @@ def roc_conf_int(result, method: str | Sequence[str] = "delong", level: float = 
         Bootstrap replicates (``"bootstrap"`` only).
     seed : int, numpy Generator or None
         Randomness for ``"bootstrap"``; the same seed gives the same interval.
+    chunk_size : int, optional
+        Bootstrap replicates per chunk (memory bound), see
+        :func:`aucpr_stats.intervals.bootstrap.iter_replicates`.
 
     Returns
     -------
     DataFrame (the caller's type)
-        One row per method, group and estimator: the group keys, ``estimator``,
-        ``estimate``, ``n_pos``, ``n_neg``, ``method``, ``level``, ``lower``,
-        ``upper``, ``se``, ``note`` (why an interval is NaN).
+        One row per group, estimator and method (in that order), with the
+        columns of the AUCPR intervals: the group keys, ``estimator``,
+        ``estimate``, ``method``, ``level``, ``lower``, ``upper``, ``se``;
+        then ``n_boot``, ``boot_mean``, ``boot_median`` when ``"bootstrap"``
+        is asked for (null on the other methods' rows); then ``n_pos``,
+        ``n_neg``, ``note`` (why an interval is NaN).
 
     References
     ----------
@@ -245,41 +260,75 @@ def roc_conf_int(result, method: str | Sequence[str] = "delong", level: float = 
     methods = _methods_iv(method)
     level = level_iv(level)
     opts = _options_iv(methods, options)
-    base = result._frame_polars()
-    groups, _ = result._long_index()
     ties = result.ties
-    n_pos, n_neg = ties.n_pos, ties.n_neg
+    n_groups, n_pos, n_neg = result.n_groups, ties.n_pos, ties.n_neg
     usable = (n_pos > 0) & (n_neg > 0)
     sub = ties if usable.all() else ties.take(np.flatnonzero(usable))
-    auc = np.full(result.n_groups, np.nan)
-    se_delong = np.full(result.n_groups, np.nan)
+    auc = np.full(n_groups, np.nan)
+    se_delong = np.full(n_groups, np.nan)
     if usable.any():
         auc[usable], se_delong[usable] = delong_se(sub)
     z = normal_quantile(level)
-    blocks = []
+
+    # per method: lower, upper, se (and the bootstrap summary), one entry per group
+    computed: dict[str, dict] = {}
     for name in methods:
         if name == "delong":
-            lower, upper, se = auc - z * se_delong, auc + z * se_delong, se_delong
+            out = {"lower": auc - z * se_delong, "upper": auc + z * se_delong, "se": se_delong}
         elif name == "logit":
             lower, upper, se = logit_interval(auc, se_delong, level)
+            out = {"lower": lower, "upper": upper, "se": se}
         elif name == "hanley_mcneil":
             lower, upper, se = hanley_mcneil_interval(auc, n_pos, n_neg, level)
+            out = {"lower": lower, "upper": upper, "se": se}
         else:
-            lower, upper, se = (np.full(result.n_groups, np.nan) for _ in range(3))
+            out = {key: np.full(n_groups, np.nan) for key in ("lower", "upper", "se", "n_boot", "boot_mean", "boot_median")}
+            out["n_boot"][:] = 0
             if usable.any():
-                lower[usable], upper[usable], se[usable] = bootstrap_interval(
-                    sub, level, n_boot=opts["n_boot"], seed=opts["seed"]
-                )
-        notes = _method_notes(name, n_pos, n_neg, auc, lower)
-        group_note = [result.notes[g] if result.notes[g] is not None else notes[g] for g in groups]
-        block = base.select(*result.by, "estimator", "estimate", "n_pos", "n_neg").with_columns(
-            pl.lit(name).alias("method"),
-            pl.lit(level).alias("level"),
-            pl.Series("lower", lower[groups]),
-            pl.Series("upper", upper[groups]),
-            pl.Series("se", se[groups]),
-            pl.Series("note", group_note, dtype=pl.String),
-        )
-        blocks.append(block)
-    frame = pl.concat(blocks, how="vertical")
-    return _frames.to_caller(frame, result.frame_kind)
+                lower, upper, summary = _bootstrap(sub, level, opts["n_boot"], opts["seed"], opts["chunk_size"])
+                out["lower"][usable], out["upper"][usable] = lower, upper
+                for key in ("se", "n_boot", "boot_mean", "boot_median"):
+                    out[key][usable] = summary[key]
+        computed[name] = out
+    return _frames.to_caller(_assemble(result, methods, computed, auc, level), result.frame_kind)
+
+
+def _assemble(result, methods, computed, auc, level) -> pl.DataFrame:
+    """Rows group-major, then estimator, then method; the columns of the AUCPR intervals."""
+    n_groups, n_est, n_meth = result.n_groups, len(result.estimators), len(methods)
+    g, e, m = (a.ravel() for a in np.indices((n_groups, n_est, n_meth)))
+    method_names = np.asarray(methods, dtype=object)[m]
+    n_pos, n_neg = result.n_pos, result.n_neg
+    notes_by_method = {name: _method_notes(name, n_pos, n_neg, auc, computed[name]["lower"]) for name in methods}
+    notes = [result.notes[gi] if result.notes[gi] is not None else notes_by_method[mi][gi]
+             for gi, mi in zip(g, method_names)]
+
+    def column(key):
+        values = np.full(g.size, np.nan)
+        for k, name in enumerate(methods):
+            rows = m == k
+            if key in computed[name]:
+                values[rows] = computed[name][key][g[rows]]
+        return values
+
+    body = {
+        "estimator": pl.Series(np.asarray(result.estimators, dtype=object)[e].tolist(), dtype=pl.String),
+        "estimate": pl.Series(result.estimates[g, e], dtype=pl.Float64),
+        "method": pl.Series(method_names.tolist(), dtype=pl.String),
+        "level": pl.Series(np.full(g.size, level), dtype=pl.Float64),
+        "lower": pl.Series(column("lower"), dtype=pl.Float64),
+        "upper": pl.Series(column("upper"), dtype=pl.Float64),
+        "se": pl.Series(column("se"), dtype=pl.Float64),
+    }
+    if "bootstrap" in methods:
+        absent = np.flatnonzero(method_names != "bootstrap")
+        body["n_boot"] = pl.Series(np.nan_to_num(column("n_boot")).astype(np.int64)).scatter(absent, None)
+        for key in ("boot_mean", "boot_median"):
+            body[key] = pl.Series(column(key), dtype=pl.Float64).scatter(absent, None)
+    body["n_pos"] = pl.Series(n_pos[g], dtype=pl.Int64)
+    body["n_neg"] = pl.Series(n_neg[g], dtype=pl.Int64)
+    body["note"] = pl.Series(notes, dtype=pl.String)
+    frame = pl.DataFrame(body)
+    if result.by:
+        frame = pl.concat([result._key_columns(g.astype(np.int64)), frame], how="horizontal")
+    return frame

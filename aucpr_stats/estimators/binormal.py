@@ -6,11 +6,12 @@ import numpy as np
 from scipy.special import ndtr
 
 from .._ties import TieTable
+from ._runs import segment_total
 
 __all__ = ["binormal", "binormal_area"]
 
-# Quadrature over z = Phi^{-1}(recall) on [-Z_MAX, Z_MAX]: the recall mass left
-# outside is 2 Phi(-Z_MAX) < 1e-10 and the integrand lies in [0, 1].
+# Quadrature over z = Phi^{-1}(recall) on [-Z_MAX, Z_MAX]; the recall mass left
+# outside, 2 Phi(-Z_MAX) < 1e-10, is added at the precision of the end points.
 Z_MAX = 6.5
 # The integrand has two features: the positives' normal density (scale 1 in z)
 # and the negatives' tail Phi(k z - d) (scale 1/k in z). Panels are cut on a
@@ -85,7 +86,12 @@ def _quadrature(d: np.ndarray, k: np.ndarray, pi: np.ndarray) -> np.ndarray:
     true_part = pi[:, None, None] * ndtr(z)
     precision = true_part / (true_part + (1.0 - pi)[:, None, None] * ndtr(w))
     density = np.exp(-0.5 * z * z) * (1.0 / np.sqrt(2.0 * np.pi))
-    return np.einsum("npo,o,np->n", precision * density, _WEIGHTS, half)
+    inner = np.einsum("npo,o,np->n", precision * density, _WEIGHTS, half)
+    # the two tails |z| > Z_MAX (mass 2 Phi(-Z_MAX) ~ 8e-11) at their end precision
+    ends = np.array([-Z_MAX, Z_MAX])
+    true_end = pi[:, None] * ndtr(ends)
+    end_precision = true_end / (true_end + (1.0 - pi)[:, None] * ndtr(k[:, None] * ends - d[:, None]))
+    return inner + ndtr(-Z_MAX) * end_precision.sum(axis=1)
 
 
 def binormal(ties: TieTable) -> np.ndarray:
@@ -147,9 +153,10 @@ def binormal(ties: TieTable) -> np.ndarray:
 def _weighted_moments(ties: TieTable, counts: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sample mean and sd (``n - 1`` denominator) of the rows counted by ``counts``, per segment."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean = ties.segment_sum(counts * ties.score) / total
+        # sums per segment by bincount: no rounding carried across segments
+        mean = segment_total(counts * ties.score, ties.offsets) / total
         # two passes: deviations from the mean keep the variance accurate
         deviation = ties.score - np.repeat(mean, ties.lengths)
         square = np.where(counts > 0, counts * deviation * deviation, 0.0)
-        variance = ties.segment_sum(square) / (total - 1)
+        variance = segment_total(square, ties.offsets) / (total - 1)
     return mean, np.sqrt(np.where(total > 1, variance, np.nan))

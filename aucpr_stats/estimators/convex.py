@@ -26,17 +26,20 @@ def upper_hull(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     The chain is pruned in rounds: every interior point on or below the chord
     of its current neighbours is removed, all segments and all such points at
-    once. A point on or below a chord between two points of the set is never a
-    vertex of the hull, so removing many at once is safe; when no point is
-    removed, the chain turns right at every interior point, which for a
-    chain monotone in ``x`` means it is the upper hull. The orientation test
-    uses exact integer arithmetic. Only the neighbours of removed points are
-    tested again, so later rounds are cheap.
+    once, and the chain is compacted. A point on or below a chord between two
+    points of the set is never a vertex of the hull, so removing many at once
+    is safe; when no point is removed, the chain turns right at every interior
+    point, which for a chain monotone in ``x`` means it is the upper hull. The
+    orientation test uses exact integer arithmetic. Each round is a few array
+    operations on the surviving points; empirical ROC curves need a handful
+    of rounds (a long run of points just under a hull edge is peeled from its
+    ends, one point per round).
 
     Parameters
     ----------
     x, y : ndarray of int64, shape (n_points,)
     offsets : ndarray of int64, shape (n_segments + 1,)
+        Every segment holds at least one point.
 
     Returns
     -------
@@ -44,57 +47,23 @@ def upper_hull(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         Sorted indices of the hull vertices (the segment boundaries follow from
         ``offsets`` by ``searchsorted``).
     """
-    n = x.size
-    # doubly linked list over the points; -1 marks a segment end
-    prev = np.arange(-1, n - 1, dtype=np.int64)
-    nxt = np.arange(1, n + 1, dtype=np.int64)
-    prev[offsets[:-1]] = -1
-    nxt[offsets[1:] - 1] = -1
-    alive = np.ones(n, dtype=bool)
-    candidates = np.flatnonzero((prev >= 0) & (nxt >= 0))
-    while candidates.size:
-        j, k = prev[candidates], nxt[candidates]
+    index = np.arange(x.size, dtype=np.int64)
+    is_end = np.zeros(x.size, dtype=bool)
+    is_end[offsets[:-1]] = True
+    is_end[offsets[1:] - 1] = True
+    while index.size > 2:
+        # neighbours are adjacent in the compacted chain; segment ends are never
+        # removed, so an interior point's neighbours are in its own segment.
         # cross((c - j), (k - j)) >= 0: c lies on or below the chord j -> k
-        cross = (x[candidates] - x[j]) * (y[k] - y[j]) - (y[candidates] - y[j]) * (x[k] - x[j])
-        drop = candidates[cross >= 0]
-        if drop.size == 0:
+        dx_c, dy_c = x[1:-1] - x[:-2], y[1:-1] - y[:-2]
+        dx_k, dy_k = x[2:] - x[:-2], y[2:] - y[:-2]
+        drop = (dx_c * dy_k - dy_c * dx_k >= 0) & ~is_end[1:-1]
+        if not drop.any():
             break
-        alive[drop] = False
-        # relink: for each maximal run of dropped points, join its alive ends
-        # (an alive point's nearest alive neighbours come from cumulative indices)
-        left = _nearest_alive_left(prev, alive, drop)
-        right = _nearest_alive_right(nxt, alive, drop)
-        has_left, has_right = left >= 0, right >= 0
-        nxt[left[has_left]] = right[has_left]
-        prev[right[has_right]] = left[has_right]
-        touched = np.unique(np.concatenate([left, right]))
-        touched = touched[touched >= 0]
-        candidates = touched[(prev[touched] >= 0) & (nxt[touched] >= 0)]
-    return np.flatnonzero(alive)
-
-
-def _nearest_alive_left(prev: np.ndarray, alive: np.ndarray, drop: np.ndarray) -> np.ndarray:
-    """For each dropped point, the nearest alive point before it (or -1).
-
-    Pointer jumping over the dropped points: each step doubles the distance
-    covered, so a run of ``L`` dropped points needs ``log2(L)`` steps.
-    """
-    target = prev[drop]
-    while True:
-        pending = (target >= 0) & ~alive[np.maximum(target, 0)]
-        if not pending.any():
-            return target
-        target[pending] = prev[target[pending]]
-
-
-def _nearest_alive_right(nxt: np.ndarray, alive: np.ndarray, drop: np.ndarray) -> np.ndarray:
-    """For each dropped point, the nearest alive point after it (or -1)."""
-    target = nxt[drop]
-    while True:
-        pending = (target >= 0) & ~alive[np.maximum(target, 0)]
-        if not pending.any():
-            return target
-        target[pending] = nxt[target[pending]]
+        keep = np.ones(index.size, dtype=bool)
+        keep[1:-1] = ~drop
+        index, x, y, is_end = index[keep], x[keep], y[keep], is_end[keep]
+    return index
 
 
 def interpolated_convex(ties: TieTable) -> np.ndarray:

@@ -537,7 +537,10 @@ def _pairs(labels: Sequence[Any], reference: Any) -> list[tuple[int, int]]:
 
 
 def _compare_paired(data, spec, fns, seed, common) -> ComparisonResult:
-    ingest(data, spec)  # the shared checks: types, outcome levels, infinite and missing values
+    # the shared checks (types, outcome levels, infinite and missing values), one
+    # score at a time: the single-score ingest is the fast path
+    for name in spec.scores:
+        ingest(data, attrs.evolve(spec, score=name))
     frame, keys, n_missing, n_groups, kind = _paired_rows(data, spec)
     if frame.height == 0:
         raise InputError("no rows have the outcome and every score present; a paired comparison needs complete rows")

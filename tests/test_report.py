@@ -182,3 +182,34 @@ def test_errors():
         publication_table(r, digits=-1)
     with pytest.raises(InputError, match="share a header"):
         publication_table([r, auroc(cohort(), "y", "s1", by="site")], labels={"AUROC": "AUCPR"})
+
+
+def test_comparison_table_cells_equal_compare_numbers():
+    from aucpr_stats.compare import compare
+    from aucpr_stats.report import comparison_table, format_p
+
+    df = cohort(n=600)
+    result = compare(df, "y", ["s1", "s2"], by="site")
+    table = comparison_table(result, digits=3, labels={"site": "Site"})
+    frame = as_polars(result.to_frame())
+    assert table.cells.columns == ["Site", "Positives", "Negatives", "AUROC s1", "AUROC s2",
+                                   "Difference (95% CI)", "p"]
+    assert table.cells["AUROC s1"].to_list() == [f"{v:.3f}" for v in frame["estimate_a"]]
+    for cell, (d, lo, hi) in zip(table.cells["Difference (95% CI)"], frame.select("difference", "lower", "upper").iter_rows()):
+        sep = " to " if min(lo, hi) < 0 and f"{min(lo, hi):.3f}" != "-0.000" else DASH
+        assert cell == f"{d:.3f} ({lo:.3f}{sep}{hi:.3f})".replace("-0.000", "0.000")
+    assert table.cells["p"].to_list() == [format_p(p) for p in frame["p_value"]]
+    assert publication_table(result).cells.columns == comparison_table(result).cells.columns
+    # several pairs: a Comparison column; unpaired: counts of both groups
+    three = comparison_table(compare(df, "y", ["s1"], between="site"))
+    assert three.cells.columns[0] == "Comparison" and three.cells["Comparison"].to_list()[0] == "a vs b"
+    assert re.fullmatch(r"\d+ / \d+", three.cells["Positives"][0])
+
+
+def test_format_p_and_negative_bounds():
+    from aucpr_stats.report import format_p
+
+    assert format_p(0.0004) == "<0.001" and format_p(0.0123) == "0.012" and format_p(float("nan")) == "NA"
+    assert format_p(0.04, digits=1) == "<0.1"
+    assert format_cell(-0.17, -0.22, -0.13) == "-0.17 (-0.22 to -0.13)"
+    assert format_cell(0.004, -0.001, 0.01) == f"0.00 (0.00{DASH}0.01)"

@@ -290,3 +290,15 @@ def test_delong_is_antisymmetric_and_rank_invariant(rows):
     expected = brute_force_paired_delong(y, a, b)
     assert ab["se"] == pytest.approx(expected["se"], rel=1e-9, abs=1e-12)
     assert ab["p_value"] == pytest.approx(expected["p_value"], rel=1e-9, abs=1e-12, nan_ok=True)
+
+
+def test_unpaired_degenerate_level_is_noted():
+    data = pl.DataFrame({"y": [1, 0, 1, 0, 1, 1, 0, 1, 0, 1], "s": [0.9, 0.1, 0.8, 0.3, 0.5, 0.4, 0.2, 0.7, 0.6, 0.35],
+                         "site": ["a", "a", "a", "a", "b", "b", "c", "c", "c", "c"]})
+    with pytest.warns(DegenerateGroupWarning, match="no negatives"):
+        frame = compare(data, "y", ["s"], between="site").to_frame()
+    notes = dict(zip(zip(frame["site_a"], frame["site_b"]), frame["note"]))
+    assert notes[("a", "b")] == "b: no negatives"
+    assert notes[("b", "c")] == "a: no negatives"
+    assert notes[("a", "c")] is None
+    assert frame.filter(pl.col("site_b") == "b")["difference"].is_nan().all()

@@ -155,7 +155,7 @@ class _UnitSampler:
 
 
 class _PoissonFillSampler:
-    """Replicate counts of one class in O(tie rows), for rows holding many units.
+    r"""Replicate counts of one class in O(tie rows), for rows holding many units.
 
     Multinomial counts by Poissonisation with completion. Draw independent
     :math:`C_k \sim \mathrm{Poisson}(\lambda c_k)` for the rows of a segment

@@ -429,8 +429,8 @@ def compare(
         ``other - reference``.
     estimator : str or list of str, optional
         The estimator(s) of ``metric`` (default ``"a_prime"`` for AUROC and
-        ``"average_precision"`` for AUCPR; any registered AUCPR estimator
-        works with the bootstrap).
+        the default of :func:`aucpr_stats.aucpr` for AUCPR; any registered
+        AUCPR estimator, a list of them, or ``"all"`` works with the bootstrap).
     between : str, optional
         Unpaired comparison: a column whose levels are independent groups of
         rows (sites, data sets); the AUCs of the levels are compared.

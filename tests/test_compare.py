@@ -123,10 +123,11 @@ def test_paired_bootstrap_is_reproducible_and_paired(metric):
     a = common + 1.0 * y + 0.5 * rng.normal(size=n)
     b = common + 0.7 * y + 0.5 * rng.normal(size=n)
     data = pl.DataFrame({"y": y, "a": a, "b": np.round(b, 1)})
-    first = compare(data, "y", ["a", "b"], metric=metric, method="bootstrap", n_boot=1000, seed=11).to_frame()
-    again = compare(data, "y", ["a", "b"], metric=metric, method="bootstrap", n_boot=1000,
-                    seed=np.random.default_rng(11)).to_frame()
-    other = compare(data, "y", ["a", "b"], metric=metric, method="bootstrap", n_boot=1000, seed=12).to_frame()
+    estimator = "a_prime" if metric == "auroc" else "average_precision"
+    options = dict(metric=metric, method="bootstrap", estimator=estimator, n_boot=1000)
+    first = compare(data, "y", ["a", "b"], seed=11, **options).to_frame()
+    again = compare(data, "y", ["a", "b"], seed=np.random.default_rng(11), **options).to_frame()
+    other = compare(data, "y", ["a", "b"], seed=12, **options).to_frame()
     assert first.equals(again) and not first.equals(other)
     row = first.row(0, named=True)
     score = roc_auc_score if metric == "auroc" else average_precision_score
@@ -181,13 +182,15 @@ def test_unpaired_bootstrap_all_pairs_by_group():
     y = rng.random(n) < 0.4
     data = pl.DataFrame({"y": y, "s": rng.normal(size=n) + y, "src": rng.choice([1, 2, 3], n),
                          "sex": rng.choice(["F", "M"], n)})
-    result = compare(data, "y", ["s"], by="sex", between="src", metric="aucpr", n_boot=300, seed=3)
+    result = compare(data, "y", ["s"], by="sex", between="src", metric="aucpr", estimator="average_precision",
+                     n_boot=300, seed=3)
     frame = result.to_frame()
     assert frame.select("sex", "src_a", "src_b").rows() == [
         (sex, a, b) for sex in ("F", "M") for a, b in ((1, 2), (1, 3), (2, 3))
     ]
     assert frame["method"].unique().to_list() == ["bootstrap"]
-    again = compare(data, "y", ["s"], by="sex", between="src", metric="aucpr", n_boot=300, seed=3)
+    again = compare(data, "y", ["s"], by="sex", between="src", metric="aucpr", estimator="average_precision",
+                    n_boot=300, seed=3)
     assert again.to_frame().equals(frame)
 
 

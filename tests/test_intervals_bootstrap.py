@@ -193,3 +193,65 @@ def test_study_interval_is_a_percentile_interval():
                                     seed=np.random.default_rng(5))
     assert lower[0] == pytest.approx(np.quantile(reps[0], 0.05))
     assert upper[0] == pytest.approx(np.quantile(reps[0], 0.95))
+
+
+def _random_tables(seed: int):
+    """Grouped tables with and without ties, then bootstrap draws of them (zero-count rows included)."""
+    rng = np.random.default_rng(seed)
+    for trial in range(12):
+        n, groups = int(rng.integers(5, 250)), int(rng.integers(1, 4))
+        y = rng.random(n) < rng.uniform(0.05, 0.6)
+        s = rng.normal(size=n) + y
+        if trial % 2:
+            s = np.round(s, 1)
+        g = np.sort(rng.integers(0, groups, n))
+        order = np.lexsort((-s, g))
+        t = tie_table_from_sorted(g[order], s[order], y[order], groups)
+        usable = np.flatnonzero((t.n_pos > 0) & (t.n_neg > 0))
+        if usable.size == 0:
+            continue
+        t = t.take(usable)
+        yield t
+        yield boot.stratified_counts(t, 3, seed=trial)
+
+
+@pytest.mark.parametrize("reduction,names", [
+    (boot.merge_negative_runs, sorted(boot.POSITIVE_ROW_ESTIMATORS)),
+    (boot.collapse_negative_runs, sorted(boot.NEGATIVE_RUN_ESTIMATORS)),
+])
+def test_table_reductions_leave_their_estimators_unchanged(reduction, names):
+    from aucpr_stats.estimators import PR_ESTIMATORS
+
+    for t in _random_tables(71):
+        reduced = reduction(t)
+        assert reduced.n_rows <= t.n_rows
+        np.testing.assert_array_equal(reduced.n_pos, t.n_pos)
+        np.testing.assert_array_equal(reduced.n_neg, t.n_neg)
+        for name in names:
+            with np.errstate(all="ignore"):
+                np.testing.assert_allclose(PR_ESTIMATORS[name](reduced), PR_ESTIMATORS[name](t), atol=1e-12,
+                                           err_msg=name)
+
+
+def test_reduce_for_picks_the_strongest_valid_reduction():
+    assert boot.reduce_for(["average_precision"]) is boot.merge_negative_runs
+    assert boot.reduce_for(["average_precision", "lower_trapezoid"]) is boot.collapse_negative_runs
+    t = _heavy_ties_two_segments()
+    assert boot.reduce_for(["binormal"])(t) is t
+
+
+def test_collapsed_bootstrap_of_lower_trapezoid_matches_row_resampling():
+    from aucpr_stats.estimators import PR_ESTIMATORS
+
+    lower_trapezoid = PR_ESTIMATORS["lower_trapezoid"]
+    rng = np.random.default_rng(13)
+    y, s = random_scores(rng, 150, prevalence=0.2)
+    n_rep = 1500
+
+    def stat(yy, ss):
+        return float(lower_trapezoid(_table(yy, ss))[0])
+
+    rows = _row_bootstrap(y, s, stat, n_rep, np.random.default_rng(6))
+    collapsed = boot.collapse_negative_runs(_table(y, s))
+    counts = boot.bootstrap_estimates(collapsed, lower_trapezoid, n_boot=n_rep, seed=7)[0]
+    _same_distribution(counts, rows)

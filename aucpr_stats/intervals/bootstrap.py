@@ -52,7 +52,10 @@ __all__ = [
     "bootstrap_estimates",
     "percentile_interval",
     "merge_negative_runs",
+    "collapse_negative_runs",
+    "reduce_for",
     "POSITIVE_ROW_ESTIMATORS",
+    "NEGATIVE_RUN_ESTIMATORS",
     "study_interval",
 ]
 
@@ -68,6 +71,15 @@ DEFAULT_CHUNK_ELEMENTS = 1 << 20
 #: the estimate nor, because multinomial counts aggregate, the bootstrap
 #: distribution. The bootstrap of these runs on the merged, smaller table.
 POSITIVE_ROW_ESTIMATORS = frozenset({"average_precision"})
+
+#: Estimators unchanged when each run of consecutive negative-only rows is
+#: collapsed into one row (:func:`collapse_negative_runs`); checked in the
+#: tests for every name listed here. The bootstrap of these runs on the
+#: collapsed table (about ``2 n`` rows for continuous scores).
+NEGATIVE_RUN_ESTIMATORS = frozenset({
+    "average_precision", "threshold_trapezoid", "lower_trapezoid", "upper_trapezoid", "interpolated_max",
+    "interpolated_convex",
+})
 
 _TWO32 = np.uint64(1 << 32)
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -420,6 +432,31 @@ def replicate_summary(replicates: np.ndarray) -> dict[str, np.ndarray]:
 
 
 # ------------------------------------------------------------- table reduction
+def _merge_into_next(ties: TieTable, keep: np.ndarray) -> TieTable:
+    """Add the counts of every dropped row to the first kept row at or after it (same segment).
+
+    The last row of every non-empty segment must be kept.
+    """
+    n_rows = ties.n_rows
+    index = np.where(keep, np.arange(n_rows), n_rows)
+    target = np.minimum.accumulate(index[::-1])[::-1]
+    new_index = np.cumsum(keep) - 1
+    n_kept = int(keep.sum())
+    pos = np.bincount(new_index[target], weights=ties.pos, minlength=n_kept).astype(np.int64)
+    neg = np.bincount(new_index[target], weights=ties.neg, minlength=n_kept).astype(np.int64)
+    kept = ties.segment_sum(keep.astype(np.int64))
+    offsets = np.zeros(ties.n_segments + 1, dtype=np.int64)
+    np.cumsum(kept, out=offsets[1:])
+    return TieTable(ties.score[keep], pos, neg, offsets)
+
+
+def _segment_last_rows(ties: TieTable) -> np.ndarray:
+    last = np.zeros(ties.n_rows, dtype=bool)
+    nonempty = ties.lengths > 0
+    last[ties.offsets[1:][nonempty] - 1] = True
+    return last
+
+
 def merge_negative_runs(ties: TieTable) -> TieTable:
     """Merge every run of negative-only rows into the next row holding positives.
 
@@ -435,36 +472,53 @@ def merge_negative_runs(ties: TieTable) -> TieTable:
     """
     if ties.n_rows == 0:
         return ties
-    n_rows = ties.n_rows
-    last = np.zeros(n_rows, dtype=bool)
-    nonempty = ties.lengths > 0
-    last[ties.offsets[1:][nonempty] - 1] = True
-    anchor = (ties.pos > 0) | last
-    # each row goes to the first anchor at or after it (never past its segment's last row)
-    index = np.where(anchor, np.arange(n_rows), n_rows)
-    target = np.minimum.accumulate(index[::-1])[::-1]
-    new_index = np.cumsum(anchor) - 1
-    neg = np.bincount(new_index[target], weights=ties.neg, minlength=int(anchor.sum())).astype(np.int64)
-    kept = ties.segment_sum(anchor.astype(np.int64))
-    offsets = np.zeros(ties.n_segments + 1, dtype=np.int64)
-    np.cumsum(kept, out=offsets[1:])
-    return TieTable(ties.score[anchor], ties.pos[anchor], neg, offsets)
+    return _merge_into_next(ties, (ties.pos > 0) | _segment_last_rows(ties))
+
+
+def collapse_negative_runs(ties: TieTable) -> TieTable:
+    """Collapse every run of consecutive negative-only rows into one row (its last).
+
+    The PR points inside such a run share one recall and fall in precision;
+    estimators that only use, at each recall, the first and last of them (and
+    the ROC convex hull, on which the run is a horizontal segment) are
+    unchanged: :data:`NEGATIVE_RUN_ESTIMATORS`. As for
+    :func:`merge_negative_runs`, multinomial resampling commutes with the
+    merge, so the bootstrap distribution is the same. Scores of the dropped
+    rows are lost, so estimators that use score values (binormal) are not
+    in the set.
+    """
+    if ties.n_rows == 0:
+        return ties
+    has_pos = ties.pos > 0
+    last = _segment_last_rows(ties)
+    next_has_pos = np.zeros(ties.n_rows, dtype=bool)
+    next_has_pos[:-1] = has_pos[1:]
+    return _merge_into_next(ties, has_pos | last | next_has_pos)
+
+
+def reduce_for(names) -> Callable[[TieTable], TieTable]:
+    """The exact table reduction valid for every estimator in ``names`` (identity if none is)."""
+    names = set(names)
+    if names <= POSITIVE_ROW_ESTIMATORS:
+        return merge_negative_runs
+    if names <= NEGATIVE_RUN_ESTIMATORS:
+        return collapse_negative_runs
+    return lambda ties: ties
 
 
 # --------------------------------------------------- simulation-study arm
 def study_interval(ties: TieTable, estimator: Callable, level: float = 0.95, rng=None,
                    n_boot: int = DEFAULT_N_BOOT, chunk_size: int | None = None,
-                   merge_negatives: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   reduce_table: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap percentile interval of ``estimator`` for every segment: (lower, upper).
 
     The array-level entry point of the simulation study (one segment per
-    simulated data set). ``merge_negatives`` applies :func:`merge_negative_runs`
-    first; by default it does so when ``estimator`` is average precision.
+    simulated data set). The table is first reduced exactly for the estimator
+    (:func:`reduce_for`) unless ``reduce_table=False``.
     """
     from ..estimators import PR_ESTIMATORS
 
-    if merge_negatives is None:
-        merge_negatives = any(PR_ESTIMATORS.get(name) is estimator for name in POSITIVE_ROW_ESTIMATORS)
-    table = merge_negative_runs(ties) if merge_negatives else ties
+    names = [name for name, fn in PR_ESTIMATORS.items() if fn is estimator]
+    table = reduce_for(names)(ties) if reduce_table and names else ties
     replicates = bootstrap_estimates(table, estimator, n_boot=n_boot, seed=as_generator(rng), chunk_size=chunk_size)
     return percentile_interval(replicates, level)

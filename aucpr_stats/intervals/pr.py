@@ -140,8 +140,7 @@ def _bootstrap(result, level: float, opts: dict) -> dict:
         out["n_boot"][:] = 0
         return out
     names = result.estimators
-    if all(name in _boot.POSITIVE_ROW_ESTIMATORS for name in names):
-        ties = _boot.merge_negative_runs(ties)  # exact: same estimates, same bootstrap distribution
+    ties = _boot.reduce_for(names)(ties)  # exact: same estimates, same bootstrap distribution
     reps = _boot.bootstrap_estimates(ties, [PR_ESTIMATORS[n] for n in names], n_boot=opts["n_boot"],
                                      seed=_rng(opts["seed"]), chunk_size=opts["chunk_size"])
     reps = np.moveaxis(reps, 0, 1)  # (groups, estimators, replicates)

@@ -45,6 +45,10 @@ examples:
   aucpr-stats data/breast_cancer_oof.csv --formula "malignant ~ logistic + forest | size_group" \\
       --format latex --output table2.tex
 
+  # is the logistic model better than the texture model? (paired comparison per subgroup)
+  aucpr-stats data/breast_cancer_oof.csv --formula "malignant ~ logistic + texture | size_group" \\
+      --metric auroc --compare
+
   # the plain numbers (one row per group, estimator and method) as CSV
   aucpr-stats data/synthetic_cohort.csv --outcome disease --score model_a --raw --format csv
 
@@ -113,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "same seed, same table")
     stats.add_argument("--n-boot", type=int, default=None, metavar="N",
                        help="number of bootstrap replicates for --interval bootstrap (default 1000)")
+
+    stats.add_argument("--compare", action="store_true",
+                       help="compare the scores pairwise on the same rows instead: both areas, their "
+                            "difference with its confidence interval, and the p-value (paired DeLong test "
+                            "for auroc; paired stratified bootstrap for aucpr, or for auroc with --seed)")
 
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=FORMATS, default="text",
@@ -219,6 +228,8 @@ def _run(args: argparse.Namespace) -> str:
     outcome, score, by = _columns(args)
     positive = _positive_value(args.positive, frame, outcome)
     metrics = list(dict.fromkeys(args.metric or ["aucpr"]))
+    if args.compare:
+        return _run_compare(args, frame, outcome, score, by, positive, metrics)
     estimator = args.estimator or [DEFAULT_PR_ESTIMATOR]
     estimator = "all" if "all" in estimator else estimator
     results = []
@@ -266,6 +277,38 @@ def _run(args: argparse.Namespace) -> str:
         title = f"{' and '.join(m.upper() for m in metrics)} of {scores} for outcome {outcome}{grouping} ({args.file})"
         return f"{title}\n\n{table.to_text()}"
     return table.render(args.format)
+
+
+def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, score: Any, by: Any,
+                 positive: Any, metrics: list[str]) -> str:
+    """``--compare``: paired comparison of every pair of scores, one table per metric."""
+    from .compare import compare
+    from .report import comparison_table
+
+    if isinstance(score, str):
+        raise InputError("--compare needs two or more scores (e.g. --score model_a model_b)")
+    if args.interval or args.raw:
+        raise InputError("--compare chooses its own method (DeLong for auroc, bootstrap for aucpr); "
+                         "drop --interval and --raw")
+    parts = []
+    for metric in metrics:
+        options: dict[str, Any] = {}
+        if metric == "aucpr" or args.seed is not None or args.n_boot is not None:
+            # AUCPR is compared by the paired bootstrap; AUROC by DeLong unless a seed asks for bootstrap
+            options["method"] = "bootstrap"
+            options["seed"] = args.seed
+            if args.n_boot is not None:
+                options["n_boot"] = args.n_boot
+        result = compare(frame, outcome, list(score), by, metric=metric, level=args.level, positive=positive,
+                         missing=args.missing, **options)
+        table = comparison_table(result, digits=args.digits)
+        if args.format == "text":
+            grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""
+            parts.append(f"Paired comparison of {metric.upper()} for outcome {outcome}{grouping} ({args.file})"
+                         f"\n\n{table.to_text()}")
+        else:
+            parts.append(table.render(args.format))
+    return "\n\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:

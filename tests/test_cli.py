@@ -32,7 +32,7 @@ def test_per_group_numbers_on_shipped_data(capsys):
 
 
 def test_default_prints_publication_table(capsys):
-    assert main([str(DATA), "--formula", "disease ~ model_a + model_b | site", "--metric", "aucpr",
+    assert main([str(DATA), "--formula", "disease ~ model_a + model_b | site", "--estimator", "average_precision", "--metric", "aucpr",
                  "--metric", "auroc", "--interval", "none", "--digits", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("AUCPR and AUROC of model_a, model_b for outcome disease by site")
@@ -167,3 +167,18 @@ def test_n_boot_only_with_bootstrap(capsys):
                  "--n-boot", "50", "--seed", "1", "--raw", "--format", "csv"]) == 0
     out = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert out["n_boot"].to_list() == [50]
+
+
+def test_compare_prints_paired_comparison(capsys):
+    from aucpr_stats.compare import compare
+
+    assert main([str(DATA), "--formula", "disease ~ model_a + model_b | site", "--metric", "auroc", "--compare",
+                 "--digits", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Paired comparison of AUROC for outcome disease by site")
+    expected = compare(pl.read_csv(DATA), "disease", ["model_a", "model_b"], by="site").to_frame()
+    row = next(line for line in lines if line.startswith("C "))
+    c = expected.filter(pl.col("site") == "C").row(0, named=True)
+    assert f"{c['difference']:.3f} ({c['lower']:.3f}\u2013{c['upper']:.3f})" in row
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--compare"]) == 2
+    assert "--compare needs two or more scores" in capsys.readouterr().err

@@ -71,3 +71,24 @@ def test_api_reference_lists_every_public_name():
         if f"### `{name}`" not in text
     ]
     assert not missing, f"docs/api.md lacks {missing}: run `python docs/make_api.py`"
+
+
+def test_readme_table_is_what_its_example_prints():
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(code for line, code in blocks(ROOT / "README.md") if "table.to_markdown()" in code)
+    shown = re.search(r"```\n\n(\| Lesion size.*?)\n\n", text[text.index(block):], flags=re.S).group(1)
+    namespace: dict = {}
+    import contextlib
+    import io
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(block, "README.md", "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+    assert namespace["table"].to_markdown(note=False) == shown

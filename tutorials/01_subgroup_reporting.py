@@ -49,7 +49,7 @@ print(f"{df.height} fine-needle aspirates, {df['malignant'].sum()} malignant "
 # One call per metric computes every (subgroup, score) pair from one tie
 # table per pair; the formula is "outcome ~ scores | groups".
 formula = "malignant ~ logistic + texture | size_group"
-pr = aucpr(formula, data=df)                        # average precision (Boyd et al. 2013, Eq. 9)
+pr = aucpr(formula, data=df, estimator="average_precision")   # Boyd et al. (2013), Eq. 9
 roc = auroc(formula, data=df)                       # A', ties count one half (Radcliffe 2013)
 print(pr.summary(), "\n")
 print(roc.summary(), "\n")

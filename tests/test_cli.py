@@ -179,6 +179,9 @@ def test_compare_prints_paired_comparison(capsys):
     expected = compare(pl.read_csv(DATA), "disease", ["model_a", "model_b"], by="site").to_frame()
     row = next(line for line in lines if line.startswith("C "))
     c = expected.filter(pl.col("site") == "C").row(0, named=True)
-    assert f"{c['difference']:.3f} ({c['lower']:.3f}\u2013{c['upper']:.3f})" in row
+    from aucpr_stats.report import format_cell
+
+    assert format_cell(c["difference"], c["lower"], c["upper"], digits=3) in row
+    assert f"{c['estimate_a']:.3f}" in row and f"{c['estimate_b']:.3f}" in row
     assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--compare"]) == 2
     assert "--compare needs two or more scores" in capsys.readouterr().err

@@ -37,6 +37,7 @@ import polars as pl  # noqa: E402
 
 from aucpr_stats.api import aucpr, auroc  # noqa: E402
 from aucpr_stats.compare import compare  # noqa: E402
+from aucpr_stats.report import comparison_table  # noqa: E402
 
 QUICK = os.environ.get("AUCPR_STATS_QUICK") == "1"
 OUT = Path(os.environ.get("AUCPR_STATS_OUTPUT", "tutorials/output"))
@@ -83,6 +84,14 @@ by_size = compare("malignant ~ logistic + texture | size_group", data=df, metric
 table = pl.from_dataframe(by_size.to_frame())
 print(by_size.summary(), "\n")
 (OUT / "comparison_by_size.csv").write_text(table.write_csv(), encoding="utf-8")
+
+# The same comparison as a publication table (Markdown, LaTeX, HTML, frame).
+publication = comparison_table(by_size, digits=2, labels={"size_group": "Lesion size", "logistic": "Logistic",
+                                                          "texture": "Texture"})
+print(publication, "\n")
+(OUT / "comparison_by_size.md").write_text(publication.to_markdown() + "\n", encoding="utf-8")
+(OUT / "comparison_by_size.tex").write_text(publication.to_latex(caption="Logistic vs texture model") + "\n",
+                                            encoding="utf-8")
 
 fig, ax = plt.subplots(figsize=(7.5, 2.8), layout="constrained")
 y = np.arange(table.height)[::-1]

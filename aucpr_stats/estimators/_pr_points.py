@@ -11,13 +11,53 @@ numpy call serves every segment (group, bootstrap replicate, fold) at once.
 
 from __future__ import annotations
 
+import functools
+import weakref
+from typing import Callable, TypeVar
+
 import numpy as np
 
 from .._ties import TieTable
 
 __all__ = ["pr_points", "pr_point_counts", "dg_interpolate", "dg_area"]
 
+T = TypeVar("T")
 
+
+def remember_last(fn: Callable[[TieTable], T]) -> Callable[[TieTable], T]:
+    """Keep the result for the most recent table only, while that table is alive.
+
+    The engine runs several estimators one after another on the same tie
+    table; they share its PR points instead of recomputing them. The slot
+    holds a weak reference, so the memory goes with the table. Results are
+    pure functions of the (frozen) table, so the memo changes no result; the
+    arrays it hands out are read-only.
+    """
+    slot: list = [None]
+
+    def forget(ref) -> None:
+        current = slot[0]
+        if current is not None and current[0] is ref:
+            slot[0] = None
+
+    @functools.wraps(fn)
+    def wrapper(ties: TieTable) -> T:
+        current = slot[0]
+        if current is not None and current[0]() is ties:
+            return current[1]
+        result = fn(ties)
+        slot[0] = (weakref.ref(ties, forget), result)
+        return result
+
+    return wrapper
+
+
+def _read_only(*arrays: np.ndarray) -> None:
+    for array in arrays:
+        array.setflags(write=False)
+
+
+@remember_last
 def pr_point_counts(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """True and false positives at every empirical PR point, per segment.
 
@@ -35,6 +75,9 @@ def pr_point_counts(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     offsets : ndarray of int64, shape (n_segments + 1,)
         Segment ``k`` owns points ``offsets[k]:offsets[k+1]``; each segment has
         one point more than it has (nonzero) tie rows.
+
+    The arrays are read-only (they are shared by the estimators that run on
+    the same table).
     """
     # zero-count rows (bootstrap draws) are not thresholds: drop them first
     ties = ties.compact()
@@ -47,6 +90,7 @@ def pr_point_counts(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     fp = np.zeros(n_points, dtype=np.int64)
     tp[~is_start] = ties.tp()
     fp[~is_start] = ties.fp()
+    _read_only(tp, fp, offsets)
     return tp, fp, offsets
 
 
@@ -93,7 +137,7 @@ def pr_points(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         recall = tp / n_pos
     # the start point admits nothing: precision 1 by convention
     precision = np.divide(tp, admitted, out=np.ones(tp.size), where=admitted > 0)
-    return recall, precision, offsets
+    return recall, precision, offsets.copy()
 
 
 def _segment_n_pos(tp: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import attrs
 import numpy as np
 
 from .._ties import TieTable
-from ._pr_points import dg_area, pr_point_counts
+from ._pr_points import dg_area, pr_point_counts, remember_last
 
 __all__ = ["RecallRuns", "recall_runs", "runs_of", "segment_total", "pairwise_area"]
 
@@ -84,13 +84,17 @@ def runs_of(tp: np.ndarray, precision: np.ndarray, n_pos: np.ndarray, offsets: n
     return RecallRuns(recall, start.astype(np.int64), stop.astype(np.int64), precision, run_offsets)
 
 
+@remember_last
 def recall_runs(ties: TieTable) -> RecallRuns:
-    """The empirical PR points of every segment, grouped by distinct recall."""
+    """The empirical PR points of every segment, grouped by distinct recall (arrays read-only)."""
     tp, fp, offsets = pr_point_counts(ties)
     n_pos = tp[offsets[1:] - 1]
     admitted = tp + fp
     precision = np.divide(tp, admitted, out=np.ones(tp.size), where=admitted > 0)
-    return runs_of(tp, precision, n_pos, offsets)
+    runs = runs_of(tp, precision, n_pos, offsets)
+    for array in (runs.recall, runs.start, runs.stop, runs.precision, runs.offsets):
+        array.setflags(write=False)
+    return runs
 
 
 def segment_total(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -25,6 +25,11 @@ def main() -> None:
     ax = forest_plot(auroc("malignant ~ logistic + texture | size_group", data=cancer), method="delong",
                      title="AUROC by lesion size (DeLong 95% CI)")
     ax.figure.savefig(OUT / "forest_auroc_by_size.png", dpi=110)
+    from aucpr_stats.curves import pr_curve
+
+    ax = pr_curve("disease ~ model_a | site", data=cohort).plot()
+    ax.set_title("PR curves of model_a by site (synthetic cohort)")
+    ax.figure.savefig(OUT / "pr_curves_by_site.png", dpi=110)
     print(f"wrote figures to {OUT}")
 
 

@@ -47,7 +47,8 @@ def _as_polars(frame: Any) -> pl.DataFrame:
         return frame.collect()
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(frame, pd.DataFrame):
-        return pl.from_pandas(frame, nan_to_null=False)
+        # through the package's converter, which also works without pyarrow
+        return _frames.to_lazy(frame)[0].collect()
     raise InputTypeError(f"expected a data frame from the result; got {type(frame).__name__}")
 
 

@@ -252,3 +252,19 @@ def test_coverage_study_cross_validation_arm_matches_loop_in_distribution():
     assert abs(row["mean_width"] - widths.mean()) < 4 * math.sqrt(2) * widths.std() / math.sqrt(n_sims)
     assert abs(row["coverage"] - np.mean(covered)) < 4 * math.sqrt(2 * 0.25 / n_sims)
     assert row["location_ratio"] > row["bias_ratio"]  # folds hold fewer positives: more biased (Fig. 8)
+
+
+@pytest.mark.parametrize("name, shift", [
+    ("bibeta", (5 - 2) / 7 / math.sqrt(2 * 5 / (7 ** 2 * 8))),  # (mean_Y - mean_X) / sd, equal variances
+    ("offset_uniform", 0.5 / math.sqrt(1 / 12)),
+])
+def test_binormal_estimator_converges_to_the_moment_matched_binormal_area(name, shift):
+    # Boyd et al. section 4.1: under misspecification the binormal estimator converges to the
+    # wrong value, namely the AUCPR of the binormal model with the scenario's means and variances
+    pytest.importorskip("aucpr_stats.estimators.binormal")
+    if "binormal" not in PR_ESTIMATORS:
+        pytest.skip("binormal estimator not registered")
+    out = bias_study(name, n_total=20_000, prevalence=0.1, estimators="binormal", n_sims=20, seed=0)
+    limit = Binormal(mu=shift).true_aucpr(0.1) / SCENARIOS[name].true_aucpr(0.1)
+    assert abs(limit - 1) > 0.05  # a real bias, not noise
+    assert out["bias_ratio"][0] == pytest.approx(limit, abs=4 * out["bias_ratio_se"][0] + 1e-3)

@@ -305,3 +305,31 @@ def test_unpaired_degenerate_level_is_noted():
     assert notes[("b", "c")] == "a: no negatives"
     assert notes[("a", "c")] is None
     assert frame.filter(pl.col("site_b") == "b")["difference"].is_nan().all()
+
+
+def test_paired_bootstrap_matches_a_row_resampling_bootstrap():
+    """The joint-cell counts bootstrap has the distribution of resampling rows within each class."""
+    rng = np.random.default_rng(10)
+    n = 60
+    y = rng.random(n) < 0.4
+    a = rng.integers(0, 6, n) + 2.0 * y
+    b = np.round(0.5 * a + rng.integers(0, 4, n), 0)
+    data = pl.DataFrame({"y": y, "a": a.astype(float), "b": b})
+    n_boot = 4000
+    row = compare(data, "y", ["a", "b"], method="bootstrap", n_boot=n_boot, seed=1).to_frame().row(0, named=True)
+
+    # brute force: draw row indices within each class, A' of both scores on the same rows
+    pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
+    draw = np.random.default_rng(2)
+    ip = pos[draw.integers(0, pos.size, (n_boot, pos.size))]
+    ineg = neg[draw.integers(0, neg.size, (n_boot, neg.size))]
+
+    def a_prime(s):
+        x, z = s[ip][:, :, None], s[ineg][:, None, :]
+        return ((x > z) + 0.5 * (x == z)).mean(axis=(1, 2))
+
+    diff = a_prime(a) - a_prime(b)
+    assert row["se"] == pytest.approx(diff.std(ddof=1), rel=0.07)
+    lower, upper = np.quantile(diff, [0.025, 0.975])
+    assert row["lower"] == pytest.approx(lower, abs=0.25 * row["se"])
+    assert row["upper"] == pytest.approx(upper, abs=0.25 * row["se"])

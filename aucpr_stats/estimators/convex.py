@@ -32,8 +32,10 @@ def upper_hull(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     point, which for a chain monotone in ``x`` means it is the upper hull. The
     orientation test uses exact integer arithmetic. Each round is a few array
     operations on the surviving points; empirical ROC curves need a handful
-    of rounds (a long run of points just under a hull edge is peeled from its
-    ends, one point per round).
+    to a few dozen rounds. A long run of points just under a hull edge would be
+    peeled one point per round, so after 64 rounds the segments still
+    changing are finished by Andrew's monotone chain (one sequential pass over
+    each such segment's surviving points).
 
     Parameters
     ----------
@@ -48,22 +50,60 @@ def upper_hull(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         ``offsets`` by ``searchsorted``).
     """
     index = np.arange(x.size, dtype=np.int64)
-    is_end = np.zeros(x.size, dtype=bool)
-    is_end[offsets[:-1]] = True
+    is_first = np.zeros(x.size, dtype=bool)
+    is_first[offsets[:-1]] = True
+    is_end = is_first.copy()
     is_end[offsets[1:] - 1] = True
-    while index.size > 2:
+    for _ in range(_MAX_ROUNDS):
+        if index.size <= 2:
+            return index
         # neighbours are adjacent in the compacted chain; segment ends are never
         # removed, so an interior point's neighbours are in its own segment.
         # cross((c - j), (k - j)) >= 0: c lies on or below the chord j -> k
-        dx_c, dy_c = x[1:-1] - x[:-2], y[1:-1] - y[:-2]
-        dx_k, dy_k = x[2:] - x[:-2], y[2:] - y[:-2]
-        drop = (dx_c * dy_k - dy_c * dx_k >= 0) & ~is_end[1:-1]
+        drop = _below_chord(x, y) & ~is_end[1:-1]
         if not drop.any():
-            break
+            return index
         keep = np.ones(index.size, dtype=bool)
         keep[1:-1] = ~drop
-        index, x, y, is_end = index[keep], x[keep], y[keep], is_end[keep]
-    return index
+        index, x, y, is_end, is_first = index[keep], x[keep], y[keep], is_end[keep], is_first[keep]
+    # a long run just under a hull edge is peeled one point per round; finish the
+    # segments still changing with Andrew's monotone chain, one pass each
+    return _finish_with_monotone_chain(index, x, y, is_end, is_first)
+
+
+_MAX_ROUNDS = 64
+
+
+def _below_chord(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """For each interior point of a compacted chain: on or below the chord of its neighbours."""
+    dx_c, dy_c = x[1:-1] - x[:-2], y[1:-1] - y[:-2]
+    dx_k, dy_k = x[2:] - x[:-2], y[2:] - y[:-2]
+    return dx_c * dy_k - dy_c * dx_k >= 0
+
+
+def _finish_with_monotone_chain(index, x, y, is_end, is_first) -> np.ndarray:
+    """Andrew's monotone chain on the segments of a pruned chain that are not yet hulls."""
+    bounds = np.append(np.flatnonzero(is_first), index.size)
+    changing = np.zeros(index.size, dtype=bool)
+    changing[1:-1] = _below_chord(x, y) & ~is_end[1:-1]
+    keep = np.ones(index.size, dtype=bool)
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        if not changing[lo:hi].any():
+            continue
+        hull: list[int] = []
+        for i in range(lo, hi):
+            while len(hull) >= 2:
+                j, c = hull[-2], hull[-1]
+                cross = (int(x[c]) - int(x[j])) * (int(y[i]) - int(y[j])) \
+                    - (int(y[c]) - int(y[j])) * (int(x[i]) - int(x[j]))
+                if cross >= 0:  # c is on or below the chord j -> i
+                    hull.pop()
+                else:
+                    break
+            hull.append(i)
+        keep[lo:hi] = False
+        keep[hull] = True
+    return index[keep]
 
 
 def interpolated_convex(ties: TieTable) -> np.ndarray:

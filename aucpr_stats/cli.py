@@ -41,9 +41,9 @@ examples:
   aucpr-stats data/synthetic_cohort.csv --formula "disease ~ model_a + model_b | site" \\
       --metric aucpr --metric auroc
 
-  # real data (breast cancer, out-of-fold scores), a LaTeX table written to a file
+  # real data (breast cancer, out-of-fold scores), with a whole-cohort row, as LaTeX in a file
   aucpr-stats data/breast_cancer_oof.csv --formula "malignant ~ logistic + forest | size_group" \\
-      --format latex --output table2.tex
+      --overall --format latex --output table2.tex
 
   # is the logistic model better than the texture model? (paired comparison per subgroup)
   aucpr-stats data/breast_cancer_oof.csv --formula "malignant ~ logistic + texture | size_group" \\
@@ -128,6 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="text (default), csv, markdown, latex (booktabs) or html")
     out.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of the screen")
     out.add_argument("--digits", type=int, default=2, help="decimals shown in the table (default 2)")
+    out.add_argument("--overall", action="store_true",
+                     help="add a first row for the whole data set above the groups of --by")
     out.add_argument("--scores-as", choices=["columns", "rows"], default="columns",
                      help="with several scores: one column per score (default) or one row per score")
     out.add_argument("--raw", action="store_true",
@@ -232,7 +234,9 @@ def _run(args: argparse.Namespace) -> str:
         return _run_compare(args, frame, outcome, score, by, positive, metrics)
     estimator = args.estimator or [DEFAULT_PR_ESTIMATOR]
     estimator = "all" if "all" in estimator else estimator
-    results = []
+    if args.overall and not by:
+        raise InputError("--overall adds a whole-cohort row above the groups; it needs --by (or '| group')")
+    results, overall = [], []
     for metric in metrics:
         fn = getattr(api, METRICS[metric], None)
         if fn is None:
@@ -241,6 +245,8 @@ def _run(args: argparse.Namespace) -> str:
         if metric == "aucpr":
             kwargs["estimator"] = estimator
         results.append(fn(frame, outcome, score, by, **kwargs))
+        if args.overall:
+            overall.append(fn(frame, outcome, score, None, **kwargs))
     method = _interval_method(args)
     # the seed goes only to the resampling methods (the closed forms take no options)
     methods = [] if method is None else ([method] if isinstance(method, str) else list(method))
@@ -257,6 +263,8 @@ def _run(args: argparse.Namespace) -> str:
             raise InputError(f"--n-boot is for --interval bootstrap; got --interval {' '.join(methods) or 'none'}")
         method_options["bootstrap"]["n_boot"] = args.n_boot
     if args.raw:
+        if args.overall:
+            raise InputError("--overall is for the publication table; drop it with --raw")
         raw = _raw_frame(results, method, args.level, method_options)
         if args.format == "csv":
             return raw.write_csv()
@@ -265,12 +273,14 @@ def _run(args: argparse.Namespace) -> str:
         return text_table(raw, digits=max(args.digits, 4))
     try:
         table = publication_table(results, method=method, level=args.level, digits=args.digits,
-                                  scores_as=args.scores_as, method_options=method_options)
+                                  scores_as=args.scores_as, method_options=method_options,
+                                  overall=overall or None)
     except NotImplementedError as exc:
         if args.interval:  # asked for explicitly: report it
             raise
         warnings.warn(f"{exc}; showing point estimates only")
-        table = publication_table(results, method=None, digits=args.digits, scores_as=args.scores_as)
+        table = publication_table(results, method=None, digits=args.digits, scores_as=args.scores_as,
+                                  overall=overall or None)
     if args.format == "text":
         scores = score if isinstance(score, str) else ", ".join(score)
         grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""

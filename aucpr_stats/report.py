@@ -256,6 +256,8 @@ def publication_table(
     sep: str = "\u2013",
     na: str = "NA",
     method_options: Mapping[str, Mapping[str, Any]] | None = None,
+    overall: Any = None,
+    overall_label: str = "Overall",
     **conf_int_options: Any,
 ) -> PublicationTable:
     """Turn results into a publication table, one row per group.
@@ -297,6 +299,12 @@ def publication_table(
     method_options : dict, optional
         Options for one method only, e.g. ``{"bootstrap": {"n_boot": 2000, "seed": 1}}``
         (methods reject options they do not take).
+    overall : result or list of results, optional
+        The same results computed without ``by`` (same metrics, estimators
+        and scores): shown as a first row labelled ``overall_label``, as
+        epidemiology tables put the whole cohort above its subgroups.
+    overall_label : str
+        The key text of that row.
     **conf_int_options
         Passed on to every ``conf_int`` call.
 
@@ -371,7 +379,8 @@ def publication_table(
                 "the scores have different numbers of positives or negatives within a group (rows "
                 "dropped for missing values); use scores_as='rows' to show counts per score"
             )
-        base = base.drop(SCORE_KEY).unique(subset=list(group_keys), maintain_order=True)
+        base = base.drop(SCORE_KEY)
+        base = base.unique(subset=list(group_keys), maintain_order=True) if group_keys else base.head(1)
     elif not score_to_columns and any_multi and SCORE_KEY not in base.columns:
         raise InputError("with scores_as='rows' every result must have several scores, or none")
     counts_frame = base
@@ -489,10 +498,40 @@ def publication_table(
         notes.append(f"{label(metric, metric_label)}: {what}; estimator {est_text}.")
     key_labels = tuple(rename[c] for c in row_keys)
     numeric = tuple(c for c in table.columns if c not in key_labels)
+    if overall is not None:
+        table = _with_overall_row(
+            table, key_labels,
+            publication_table(overall, method=method, level=level, digits=digits, labels=labels, counts=counts,
+                              scores_as=scores_as, sep=sep, na=na, method_options=method_options,
+                              **conf_int_options),
+            overall_label,
+        )
     return PublicationTable(
         cells=table, key_columns=key_labels, numeric_columns=numeric, note=" ".join(notes),
         frame_kind=first.frame_kind,
     )
+
+
+def _with_overall_row(table: pl.DataFrame, key_labels: tuple[str, ...], top: PublicationTable,
+                      label: str) -> pl.DataFrame:
+    """Put the rows of an ungrouped table above a grouped one, keyed ``label``."""
+    body = [c for c in table.columns if c not in key_labels]
+    top_body = [c for c in top.cells.columns if c not in top.key_columns]
+    if top_body != body:
+        raise InputError(
+            "`overall` must hold the same metrics, estimators, scores and methods as `results`, "
+            f"computed without `by`; its columns are {top_body}, the table's are {body}"
+        )
+    extra = [c for c in top.key_columns if c not in key_labels]
+    if extra:
+        raise InputError(f"`overall` has key columns {extra} that the grouped results lack")
+    missing = [c for c in key_labels if c not in top.key_columns]
+    if not missing:
+        raise InputError("`overall` must be computed without `by`")
+    filled = top.cells.with_columns(
+        [pl.lit(label if i == 0 else "").alias(c) for i, c in enumerate(missing)]
+    ).select(table.columns)
+    return pl.concat([filled.cast(table.schema), table], how="vertical")
 
 
 def format_p(p: Any, digits: int = 3, na: str = "NA") -> str:

@@ -185,3 +185,14 @@ def test_compare_prints_paired_comparison(capsys):
     assert f"{c['estimate_a']:.3f}" in row and f"{c['estimate_b']:.3f}" in row
     assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--compare"]) == 2
     assert "--compare needs two or more scores" in capsys.readouterr().err
+
+
+def test_overall_row(capsys):
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--by", "site", "--overall",
+                 "--interval", "none", "--estimator", "average_precision", "--digits", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    frame = pl.read_csv(DATA)
+    overall = next(line.split() for line in lines if line.startswith("Overall"))
+    assert overall[1:] == [str(frame["disease"].sum()), str(frame.height - frame["disease"].sum()),
+                           f"{average_precision_score(frame['disease'], frame['model_a']):.4f}"]
+    assert [line.split()[0] for line in lines[4:9]] == ["Overall", "A", "B", "C", "D"]

@@ -213,3 +213,23 @@ def test_format_p_and_negative_bounds():
     assert format_p(0.04, digits=1) == "<0.1"
     assert format_cell(-0.17, -0.22, -0.13) == "-0.17 (-0.22 to -0.13)"
     assert format_cell(0.004, -0.001, 0.01) == f"0.00 (0.00{DASH}0.01)"
+
+
+def test_overall_row_and_ungrouped_several_scores():
+    df = cohort(n=500)
+    grouped = aucpr(df, "y", ["s1", "s2"], by="site", estimator=AP)
+    whole = aucpr(df, "y", ["s1", "s2"], estimator=AP)
+    plain = publication_table(whole)                   # ungrouped, two scores as columns
+    assert plain.cells.columns == ["Positives", "Negatives", "s1: AUCPR", "s2: AUCPR"]
+    frame = as_polars(whole.to_frame())
+    assert plain.cells.row(0) == (frame["n_pos"][0], frame["n_neg"][0], *[f"{v:.2f}" for v in frame["estimate"]])
+    table = publication_table(grouped, overall=whole, overall_label="All sites")
+    assert table.cells["site"].to_list() == ["All sites", "a", "b", "c"]
+    assert table.cells.row(0)[1:] == plain.cells.row(0)
+    assert table.cells.slice(1).equals(publication_table(grouped).cells)
+    rows = publication_table(grouped, scores_as="rows", overall=whole)
+    assert rows.cells.select("site", "Score").rows()[:2] == [("Overall", "s1"), ("Overall", "s2")]
+    with pytest.raises(InputError, match="`overall` must hold the same"):
+        publication_table(grouped, overall=aucpr(df, "y", "s1", estimator=AP))
+    with pytest.raises(InputError, match="without `by`"):
+        publication_table(grouped, overall=grouped)

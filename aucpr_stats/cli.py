@@ -26,6 +26,9 @@ __all__ = ["main", "build_parser"]
 
 PROG = "aucpr-stats"
 
+#: Cell texts read as missing in CSV/TSV files (besides empty cells), as R and Excel write them.
+MISSING_TEXT = ["NA", "N/A", "NULL", "null"]
+
 #: Interval methods that resample and so take ``--seed``.
 RESAMPLING_METHODS = ("bootstrap", "cross_validation")
 
@@ -80,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", help="input file: .csv, .tsv or .parquet, one row per case")
+    parser.add_argument("file", help="input file: .csv, .tsv or .parquet, one row per case "
+                                      "(in CSV/TSV, empty cells and NA, N/A, NULL are missing values)")
 
     cols = parser.add_argument_group("columns (give --outcome and --score, or --formula)")
     cols.add_argument("--formula", metavar="FORMULA",
@@ -145,9 +149,9 @@ def _read(path: Path) -> pl.LazyFrame:
     if suffix == ".parquet":
         return pl.scan_parquet(path)
     if suffix in (".csv", ".txt"):
-        return pl.scan_csv(path, infer_schema_length=10000)
+        return pl.scan_csv(path, infer_schema_length=10000, null_values=MISSING_TEXT)
     if suffix == ".tsv":
-        return pl.scan_csv(path, separator="\t", infer_schema_length=10000)
+        return pl.scan_csv(path, separator="\t", infer_schema_length=10000, null_values=MISSING_TEXT)
     raise InputError(f"file {str(path)!r}: expected a .csv, .tsv or .parquet file")
 
 

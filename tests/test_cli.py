@@ -196,3 +196,14 @@ def test_overall_row(capsys):
     assert overall[1:] == [str(frame["disease"].sum()), str(frame.height - frame["disease"].sum()),
                            f"{average_precision_score(frame['disease'], frame['model_a']):.4f}"]
     assert [line.split()[0] for line in lines[4:9]] == ["Overall", "A", "B", "C", "D"]
+
+
+def test_r_style_missing_values_in_csv(tmp_path, capsys):
+    path = tmp_path / "from_r.csv"
+    path.write_text("y,s\n1,0.9\n0,NA\n1,0.7\n0,0.2\n1,\n0,0.1\n", encoding="utf-8")
+    assert main([str(path), "--outcome", "y", "--score", "s"]) == 2
+    assert "2 of 6 rows have a missing" in capsys.readouterr().err
+    assert main([str(path), "--outcome", "y", "--score", "s", "--missing", "drop", "--interval", "none",
+                 "--raw", "--format", "csv"]) == 0
+    out = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert out["n_pos"][0] == 2 and out["n_neg"][0] == 2 and out["n_missing"][0] == 2

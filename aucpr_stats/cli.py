@@ -26,6 +26,13 @@ __all__ = ["main", "build_parser"]
 
 PROG = "aucpr-stats"
 
+#: Keyword arguments named in library messages, and the options that set them here.
+_OPTION_NAMES = {
+    "pass `positive=`": "pass --positive",
+    "Pass missing='drop'": "Pass --missing drop",
+    "`positive`=": "--positive ",
+}
+
 #: Cell texts read as missing in CSV/TSV files (besides empty cells), as R and Excel write them.
 MISSING_TEXT = ["NA", "N/A", "NULL", "null"]
 
@@ -343,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
             print(text.rstrip("\n"))
     except (ValueError, TypeError, KeyError, NotImplementedError) as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        for python, option in _OPTION_NAMES.items():  # speak in options, not keyword arguments
+            message = message.replace(python, option)
         if isinstance(exc, NotImplementedError):
             message += " (try --interval none)"
         print(f"{PROG}: error: {message}", file=sys.stderr)

@@ -75,7 +75,8 @@ def test_parquet_input_and_positive_level(tmp_path, capsys):
     [
         (["--outcome", "diseased", "--score", "model_a"], "column 'diseased' given as `outcome` is not in `data`"),
         (["--outcome", "disease", "--score", "site"], "`score` column 'site' must be numeric"),
-        (["--outcome", "site", "--score", "model_a"], "pass `positive=`"),
+        (["--outcome", "site", "--score", "model_a"], "pass --positive to name the positive level"),
+        (["--outcome", "site", "--positive", "Z", "--score", "model_a"], "--positive 'Z' does not occur"),
         (["--outcome", "disease"], "missing --score"),
         (["--formula", "disease ~ + model_a"], "expected a score column, found '+' at position 10"),
         (["--formula", "disease ~ model_a", "--by", "site"], "--formula replaces --by"),
@@ -202,7 +203,8 @@ def test_r_style_missing_values_in_csv(tmp_path, capsys):
     path = tmp_path / "from_r.csv"
     path.write_text("y,s\n1,0.9\n0,NA\n1,0.7\n0,0.2\n1,\n0,0.1\n", encoding="utf-8")
     assert main([str(path), "--outcome", "y", "--score", "s"]) == 2
-    assert "2 of 6 rows have a missing" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "2 of 6 rows have a missing" in err and "Pass --missing drop" in err
     assert main([str(path), "--outcome", "y", "--score", "s", "--missing", "drop", "--interval", "none",
                  "--raw", "--format", "csv"]) == 0
     out = pl.read_csv(io.StringIO(capsys.readouterr().out))

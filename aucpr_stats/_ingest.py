@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from . import _frames
-from ._ties import TieTable, tie_table_from_classes, tie_table_from_sorted
+from ._ties import TieTable, tie_table_from_classes, tie_table_from_rows, tie_table_from_sorted
 from ._validate import SCORE_KEY, ColumnSpec
 from .exceptions import InputError, InputTypeError, MissingValueError, OutcomeError
 
@@ -188,7 +188,13 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
         rows = rows.filter(~missing_expr)
 
     # --- the sort and tie-table step (the one O(n log n) step) ---
-    if keys_by:
+    row_schema = rows.collect_schema()
+    integer_keys = all(_integer_like(row_schema[c]) for c in keys_by)
+    if keys_by and integer_keys:
+        # integer, boolean or enum keys: numpy codes them and sorts (group, score)
+        # as one uint64 key (tie_table_from_rows); no multi-column sort
+        tie_q = [rows.select(*keys_by, _S, _Y)]
+    elif keys_by:
         sorted_q = rows.sort([*keys_by, _S], descending=[False] * len(keys_by) + [True], nulls_last=True)
         tie_q = [sorted_q.select(pl.struct(keys_by).rle_id().alias(_G), _S, _Y)]
     else:
@@ -208,17 +214,16 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     _check_stats(stats, spec, lf, positive_level, s_infinite, y_missing, s_missing)
 
     keys = keys.with_columns(pl.col("n_missing").cast(pl.Int64))
-    if keys_by:
-        kept = (keys["n_rows"] - keys["n_missing"]).to_numpy() if spec.missing == "drop" else keys["n_rows"].to_numpy()
-        present = np.flatnonzero(kept > 0)
-        sorted_rows = tie_rows[0]
-        group = sorted_rows[_G].to_numpy()
-        n_runs = int(group[-1]) + 1 if group.size else 0
-        if n_runs != present.size:  # pragma: no cover - internal consistency
-            raise RuntimeError("internal error: group ordering of the key and row queries disagree")
-        ties = tie_table_from_sorted(
-            present[group], sorted_rows[_S].to_numpy(), sorted_rows[_Y].to_numpy(), n_groups=keys.height
-        )
+    group = _group_index(keys, tie_rows[0], keys_by) if keys_by and integer_keys else None
+    if group is not None:
+        rows_frame = tie_rows[0]
+        ties = tie_table_from_rows(group, rows_frame[_S].to_numpy(), rows_frame[_Y].to_numpy(), keys.height)
+    elif keys_by and integer_keys:  # key codes too wide for 64 bits: sort in polars
+        sorted_rows = tie_rows[0].sort([*keys_by, _S], descending=[False] * len(keys_by) + [True], nulls_last=True)
+        sorted_rows = sorted_rows.select(pl.struct(keys_by).rle_id().alias(_G), _S, _Y)
+        ties = _ties_from_sorted_frame(keys, sorted_rows, spec)
+    elif keys_by:
+        ties = _ties_from_sorted_frame(keys, tie_rows[0], spec)
     else:
         # writable: our own buffers (the filtered columns are copied out of
         # polars anyway), so the builder sorts them in place
@@ -229,6 +234,69 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     if spec.multi_score:
         keys = keys.with_columns(pl.col(_K).cast(pl.String)).rename({_K: SCORE_KEY})
     return Ingested(ties=ties, keys=keys.drop("n_rows"), spec=spec, kind=kind)
+
+
+def _integer_like(dtype: pl.DataType) -> bool:
+    return dtype.is_integer() or dtype == pl.Boolean or isinstance(dtype, pl.Enum)
+
+
+def _key_values(series: pl.Series) -> np.ndarray:
+    """Integer physical values of a key column, nulls coded above every value (keys sort nulls last)."""
+    values = series.to_physical().cast(pl.Int64)
+    if values.null_count():
+        values = values.fill_null(int(values.max() or 0) + 1)
+    return values.to_numpy()
+
+
+def _group_index(keys: pl.DataFrame, rows: pl.DataFrame, by: list[str]) -> np.ndarray | None:
+    """Row index in ``keys`` (sorted ascending, nulls last) of every row; None if the codes overflow.
+
+    Each key column is coded by its rank among the key table's values of that
+    column, and the columns are combined in mixed radix, which preserves the
+    lexicographic order of ``keys``.
+    """
+    key_code = np.zeros(keys.height, dtype=np.int64)
+    row_code = np.zeros(rows.height, dtype=np.int64)
+    width = 1
+    for name in by:
+        # code nulls the same way in both frames: above the largest key value
+        both = _key_values(pl.concat([keys[name], rows[name]]))
+        key_values, row_values = both[: keys.height], both[keys.height:]
+        distinct = np.unique(key_values)
+        width *= distinct.size
+        if width >= 2**62:
+            return None
+        key_code = key_code * distinct.size + np.searchsorted(distinct, key_values)
+        low, high = int(distinct[0]), int(distinct[-1])
+        if high - low < max(4 * rows.height, 1 << 16):
+            lookup = np.zeros(high - low + 1, dtype=np.int64)
+            lookup[distinct - low] = np.arange(distinct.size)
+            rank = lookup[row_values - low]
+        else:
+            rank = np.searchsorted(distinct, row_values)
+        row_code = row_code * distinct.size + rank
+    if np.any(key_code[1:] <= key_code[:-1]):  # pragma: no cover - keys are sorted and distinct
+        raise RuntimeError("internal error: group keys are not in ascending order")
+    if len(by) == 1:
+        return row_code  # one column: its rank among the (distinct, sorted) keys is the row index
+    if width <= max(4 * rows.height, 1 << 16):
+        lookup = np.zeros(width, dtype=np.int64)
+        lookup[key_code] = np.arange(keys.height)
+        return lookup[row_code]
+    return np.searchsorted(key_code, row_code)
+
+
+def _ties_from_sorted_frame(keys: pl.DataFrame, sorted_rows: pl.DataFrame, spec: ColumnSpec) -> TieTable:
+    """Tie table from rows sorted by the keys then score (descending), with run ids of the keys."""
+    kept = (keys["n_rows"] - keys["n_missing"]).to_numpy() if spec.missing == "drop" else keys["n_rows"].to_numpy()
+    present = np.flatnonzero(kept > 0)
+    group = sorted_rows[_G].to_numpy()
+    n_runs = int(group[-1]) + 1 if group.size else 0
+    if n_runs != present.size:  # pragma: no cover - internal consistency
+        raise RuntimeError("internal error: group ordering of the key and row queries disagree")
+    return tie_table_from_sorted(
+        present[group], sorted_rows[_S].to_numpy(), sorted_rows[_Y].to_numpy(), n_groups=keys.height
+    )
 
 
 def _check_stats(stats: dict, spec: ColumnSpec, lf: pl.LazyFrame, positive_level: Any,

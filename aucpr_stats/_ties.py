@@ -23,7 +23,7 @@ import functools
 import attrs
 import numpy as np
 
-__all__ = ["TieTable", "tie_table_from_sorted", "tie_table_from_classes"]
+__all__ = ["TieTable", "tie_table_from_sorted", "tie_table_from_classes", "tie_table_from_rows"]
 
 
 def _as_int64(values) -> np.ndarray:
@@ -137,6 +137,14 @@ class TieTable:
     def take(self, segments) -> "TieTable":
         """A new table holding only the given segments, in the given order."""
         segments = np.asarray(segments, dtype=np.int64)
+        if segments.size and np.all(segments[1:] > segments[:-1]):
+            # a subset in order: select rows with a mask (cheaper than index arithmetic)
+            chosen = np.zeros(self.n_segments, dtype=bool)
+            chosen[segments] = True
+            keep = np.repeat(chosen, self.lengths)
+            offsets = np.zeros(segments.size + 1, dtype=np.int64)
+            np.cumsum(self.lengths[segments], out=offsets[1:])
+            return TieTable(self.score[keep], self.pos[keep], self.neg[keep], offsets)
         starts = self.offsets[:-1][segments]
         lengths = self.lengths[segments]
         offsets = np.zeros(segments.size + 1, dtype=np.int64)
@@ -275,3 +283,94 @@ def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray, *,
     neg = np.zeros(m, dtype=np.int64)
     neg[neg_slot] = 1 if neg_counts is None else neg_counts[::-1]
     return TieTable(score, pos, neg, np.array([0, m]))
+
+
+def _descending_key(score: np.ndarray) -> np.ndarray:
+    """uint64 keys whose ascending order is the descending order of the (finite) scores."""
+    bits = score.view(np.uint64)
+    # IEEE 754 bit patterns: a negative float sorts (as an unsigned integer)
+    # above every positive one and further up the more negative it is, which is
+    # the descending order already; a positive float needs its magnitude bits
+    # inverted. key = bits XOR (0x7FF...F if positive else 0).
+    key = bits >> np.uint64(63)
+    key -= np.uint64(1)  # all ones for positives, 0 for negatives (wraps)
+    key &= np.uint64(0x7FFF_FFFF_FFFF_FFFF)
+    key ^= bits
+    return key
+
+
+def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int) -> TieTable:
+    """Build the tie tables of all groups from rows in any order.
+
+    Rows are ordered by one argsort of a single uint64 key, the group index in
+    the high bits and the score's order-preserving bit pattern (descending) in
+    the rest: one integer sort instead of a two-column sort. With ``b`` bits
+    for the group, the lowest ``b`` bits of the score pattern are dropped from
+    the key, so two distinct scores of one group that agree in all other bits
+    (a relative difference below about ``2**(b-52)``) can come out of order;
+    such groups are detected (a score rising within a group) and re-sorted
+    exactly. Ungrouped data (``n_groups == 1``) goes to
+    :func:`tie_table_from_classes`.
+
+    Parameters
+    ----------
+    group : ndarray of int, shape (n,)
+        Group index of each row in ``[0, n_groups)``.
+    score : ndarray of float64, shape (n,)
+        Finite scores.
+    positive : ndarray of bool, shape (n,)
+    n_groups : int
+
+    Returns
+    -------
+    TieTable
+        One segment per group (empty for groups without rows).
+    """
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    if n_groups == 1:
+        return tie_table_from_classes(score[positive], score[~positive], overwrite_input=True)
+    group = np.asarray(group, dtype=np.int64)
+    row_offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(group, minlength=n_groups), out=row_offsets[1:])
+    group_bits = max(int(n_groups - 1).bit_length(), 1)
+    key = _descending_key(score)
+    key >>= np.uint64(group_bits)
+    key |= group.astype(np.uint64) << np.uint64(64 - group_bits)
+    order = np.argsort(key)
+    del key
+    ordered_score = score[order]
+    # a score that rises within a group: the truncated key tied two distinct scores
+    rising = ordered_score[1:] > ordered_score[:-1]
+    rising[row_offsets[1:-1][(row_offsets[1:-1] > 0) & (row_offsets[1:-1] < score.size)] - 1] = False
+    if rising.any():
+        bad_groups = np.unique(np.searchsorted(row_offsets, np.flatnonzero(rising), side="right") - 1)
+        lengths = row_offsets[bad_groups + 1] - row_offsets[bad_groups]
+        rows = np.repeat(row_offsets[bad_groups] - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+        exact = np.lexsort((-ordered_score[rows], np.repeat(bad_groups, lengths)))
+        order[rows] = order[rows][exact]
+        ordered_score = score[order]
+    return _tie_table_from_grouped_rows(ordered_score, positive[order], row_offsets)
+
+
+def _tie_table_from_grouped_rows(score: np.ndarray, positive: np.ndarray, row_offsets: np.ndarray) -> TieTable:
+    """Tie table of rows sorted by group then score descending; group ``k`` is rows ``row_offsets[k]:[k+1]``."""
+    n = score.size
+    if n == 0:
+        return TieTable(np.empty(0), np.empty(0), np.empty(0), np.zeros(row_offsets.size, dtype=np.int64))
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(score[1:], score[:-1], out=new_run[1:])
+    new_run[row_offsets[:-1][row_offsets[:-1] < n]] = True  # a group's first row starts a run
+    if new_run.all():  # no ties: every row is its own run
+        pos = positive.astype(np.int64)
+        return TieTable(score, pos, 1 - pos, row_offsets)
+    starts = np.flatnonzero(new_run)
+    # positives per run from a running count (reduceat is slow on many short runs)
+    running = np.cumsum(positive, dtype=np.int64)
+    last = np.append(starts[1:], n) - 1
+    pos = running[last] - running[starts] + positive[starts]
+    size = last + 1 - starts
+    # runs of group k: those starting in rows [row_offsets[k], row_offsets[k+1])
+    offsets = np.searchsorted(starts, row_offsets)
+    return TieTable(score[starts], pos, size - pos, offsets)

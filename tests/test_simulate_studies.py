@@ -112,6 +112,8 @@ def test_study_arguments_are_validated():
         bias_study("normal", 100, n_sims=5)
     with pytest.raises(InputError, match="`methods`"):
         coverage_study("binormal", 100, estimators="average_precision", methods="wald", n_sims=5)
+    with pytest.raises(InputError, match="`block_size`"):
+        bias_study("binormal", 100, n_sims=5, block_size=0)
     with pytest.raises(InputError, match="`level`"):
         coverage_study("binormal", 100, estimators="average_precision", level=95, n_sims=5)
 

@@ -201,7 +201,7 @@ def _cells(scenarios, sizes, prevs):
 
 
 def _blocks(n_sims: int, n_total: int, block_size: int | None) -> list[int]:
-    size = block_size or max(1, _BLOCK_CELLS // n_total)
+    size = max(1, _BLOCK_CELLS // n_total) if block_size is None else _count_iv(block_size, "block_size", 1)
     full, rest = divmod(n_sims, size)
     return [size] * full + ([rest] if rest else [])
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._ties import TieTable
-from ._runs import segment_total
 
 __all__ = ["average_precision"]
 

@@ -209,3 +209,28 @@ def test_r_style_missing_values_in_csv(tmp_path, capsys):
                  "--raw", "--format", "csv"]) == 0
     out = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert out["n_pos"][0] == 2 and out["n_neg"][0] == 2 and out["n_missing"][0] == 2
+
+
+def _documented_commands() -> list[str]:
+    import re
+
+    out = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
+            for command in block.replace("\\\n", " ").splitlines():
+                if command.strip().startswith("aucpr-stats "):
+                    out.append(command.strip())
+    return out
+
+
+@pytest.mark.parametrize("command", _documented_commands())
+def test_documented_commands_run(command, tmp_path, monkeypatch, capsys):
+    import shlex
+
+    argv = shlex.split(command)[1:]
+    if "--output" in argv:  # write into a temporary folder, not the repository
+        i = argv.index("--output")
+        argv[i + 1] = str(tmp_path / Path(argv[i + 1]).name)
+    monkeypatch.chdir(ROOT)
+    assert main(argv) == 0, capsys.readouterr().err
+    assert "error" not in capsys.readouterr().err

@@ -366,3 +366,12 @@ def test_row_order_and_monotone_transforms_change_nothing(rows, seed):
     for transform in (lambda x: np.exp(x / 3.0), lambda x: x**3 + 2 * x, lambda x: np.arctan(x) * 10 - 3):
         moved = aucpr(pl.DataFrame({"y": y, "s": transform(s)}), "y", "s", estimator=list(RANK_BASED)).estimates[0]
         np.testing.assert_allclose(moved, base[: len(RANK_BASED)], rtol=0, atol=1e-14)
+
+
+def test_binormal_area_equals_true_aucpr_of_the_binormal_scenario():
+    """Eq. (10) at the true parameters is the scenario's true AUCPR (issue 7's Eq. 2 integral)."""
+    simulate = pytest.importorskip("aucpr_stats.simulate.scenarios")
+    from aucpr_stats.estimators.binormal import binormal_area
+
+    for mu, pi in [(1.0, 0.1), (2.0, 0.3), (0.5, 0.5), (1.0, 0.02)]:
+        assert float(binormal_area(mu, 1.0, pi)) == pytest.approx(simulate.Binormal(mu=mu).true_aucpr(pi), abs=1e-9)

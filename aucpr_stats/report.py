@@ -133,6 +133,8 @@ class PublicationTable:
         What the cells hold (estimator, interval, level), for a footnote.
     frame_kind : {"pandas", "polars"}
         The type ``to_frame()`` returns.
+    n_overall : int
+        Leading whole-cohort rows (``overall=``), set off by a rule in LaTeX.
     """
 
     cells: pl.DataFrame
@@ -140,6 +142,7 @@ class PublicationTable:
     numeric_columns: tuple[str, ...]
     note: str
     frame_kind: str = "polars"
+    n_overall: int = 0
 
     # --------------------------------------------------------------- frames
     def to_frame(self):
@@ -185,7 +188,10 @@ class PublicationTable:
             lines.append(rf"\label{{{label}}}")
         lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
                   " & ".join(_latex_escape(h) for h in headers) + r" \\", r"\midrule"]
-        lines += [" & ".join(_latex_escape(c) for c in row) + r" \\" for row in self._rows()]
+        body = [" & ".join(_latex_escape(c) for c in row) + r" \\" for row in self._rows()]
+        if 0 < self.n_overall < len(body):
+            body.insert(self.n_overall, r"\midrule")
+        lines += body
         lines += [r"\bottomrule", r"\end{tabular}"]
         if note and self.note:
             lines.append(rf"\par\smallskip{{\footnotesize {_latex_escape(self.note)}}}")
@@ -498,7 +504,9 @@ def publication_table(
         notes.append(f"{label(metric, metric_label)}: {what}; estimator {est_text}.")
     key_labels = tuple(rename[c] for c in row_keys)
     numeric = tuple(c for c in table.columns if c not in key_labels)
+    n_overall = 0
     if overall is not None:
+        n_before = table.height
         table = _with_overall_row(
             table, key_labels,
             publication_table(overall, method=method, level=level, digits=digits, labels=labels, counts=counts,
@@ -506,9 +514,10 @@ def publication_table(
                               **conf_int_options),
             overall_label,
         )
+        n_overall = table.height - n_before
     return PublicationTable(
         cells=table, key_columns=key_labels, numeric_columns=numeric, note=" ".join(notes),
-        frame_kind=first.frame_kind,
+        frame_kind=first.frame_kind, n_overall=n_overall,
     )
 
 

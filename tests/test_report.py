@@ -233,3 +233,13 @@ def test_overall_row_and_ungrouped_several_scores():
         publication_table(grouped, overall=aucpr(df, "y", "s1", estimator=AP))
     with pytest.raises(InputError, match="without `by`"):
         publication_table(grouped, overall=grouped)
+
+
+def test_latex_sets_off_the_overall_row():
+    df = cohort(n=300)
+    table = publication_table(aucpr(df, "y", "s1", by="site", estimator=AP),
+                              overall=aucpr(df, "y", "s1", estimator=AP))
+    lines = table.to_latex(note=False).splitlines()
+    start = lines.index(r"\midrule")
+    assert lines[start + 1].startswith("Overall & ") and lines[start + 2] == r"\midrule"
+    assert [line.split(" & ")[0] for line in lines[start + 3: start + 6]] == ["a", "b", "c"]

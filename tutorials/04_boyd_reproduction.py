@@ -67,12 +67,12 @@ else:
     CI_SIMS = {
         "binomial": {n: 10_000 for n in CI_N_TOTAL},
         "logit": {n: 10_000 for n in CI_N_TOTAL},
-        "bootstrap": {200: 400, 500: 300, 1000: 200, 5000: 40, 10000: 30},
+        "bootstrap": {200: 400, 500: 300, 1000: 200, 5000: 40, 10000: 20},
         "cross_validation": {200: 2000, 500: 2000, 1000: 2000, 5000: 1000, 10000: 1000},
     }
-    # 500 replicates, not the paper's 1,000: on a shared 2-core machine the
+    # 200 replicates, not the paper's 1,000: on a shared 2-core machine the
     # budget went to more data sets (coverage SE) rather than more replicates
-    N_BOOT = 500
+    N_BOOT = 200
 CI_ESTIMATORS = ["lower_trapezoid", "average_precision", "interpolated_median"]
 # the paper: percentile bootstrap (1,000 replicates); 10 folds and a normal approximation
 METHOD_OPTIONS = {"bootstrap": {"n_boot": N_BOOT}, "cross_validation": {"folds": 10, "quantile": "normal"}}
@@ -179,12 +179,17 @@ if "prevalence" in PARTS:
     plt.close(fig)
 
 # ---------------------------------------------- 3. coverage (Figs. 6 and 7)
-if "coverage" in PARTS and CI_ESTIMATORS:
-    frames = []
-    # one study per size and group of arms with the same number of simulations;
-    # the data sets depend only on the seed, so binomial and logit share theirs
-    arms = [("binomial", "logit"), ("bootstrap",), ("cross_validation",)]
-    for group in arms:
+# one study per size and group of arms with the same number of simulations; the
+# data sets depend only on the seed, so binomial and logit share theirs. Each
+# group writes its own table, so the groups can run in separate processes
+# (AUCPR_STATS_PARTS=closed_form / bootstrap / cross_validation, then plots).
+ARMS = {"closed_form": ("binomial", "logit"), "bootstrap": ("bootstrap",),
+        "cross_validation": ("cross_validation",)}
+if CI_ESTIMATORS:
+    for part, group in ARMS.items():
+        if "coverage" not in PARTS and part not in PARTS:
+            continue
+        frames = []
         for n_total in CI_N_TOTAL:
             frames.append(timed(
                 f"coverage study, {' + '.join(group)}, n + m = {n_total} ({CI_SIMS[group[0]][n_total]} simulations)",
@@ -192,7 +197,11 @@ if "coverage" in PARTS and CI_ESTIMATORS:
                 estimators=CI_ESTIMATORS, methods=list(group), n_sims=CI_SIMS[group[0]][n_total], level=0.95,
                 seed=SEED + n_total, method_options=METHOD_OPTIONS,
             ))
-    coverage = pl.concat(frames)
+            pl.concat(frames).write_csv(OUT / f"boyd_fig6_coverage_{part}.csv")  # partial results survive
+
+tables = [OUT / f"boyd_fig6_coverage_{part}.csv" for part in ARMS]
+if ("coverage" in PARTS or "plots" in PARTS) and all(t.exists() for t in tables):
+    coverage = pl.concat([pl.read_csv(t) for t in tables])
     coverage.write_csv(OUT / "boyd_fig6_coverage.csv")
     print(coverage.select("scenario", "n_total", "estimator", "method", "n_sims", "coverage", "coverage_se",
                           "width_ratio"))

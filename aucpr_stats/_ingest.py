@@ -24,6 +24,8 @@ __all__ = ["Ingested", "ingest"]
 _Y = "__aucpr_y"
 _S = "__aucpr_s"
 _G = "__aucpr_g"
+_P = "__aucpr_pos"
+_N = "__aucpr_n"
 _K = "__aucpr_k"
 _MY = "__aucpr_my"
 
@@ -190,7 +192,13 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     # --- the sort and tie-table step (the one O(n log n) step) ---
     row_schema = rows.collect_schema()
     integer_keys = all(_integer_like(row_schema[c]) for c in keys_by)
-    if keys_by and integer_keys:
+    streaming = isinstance(data, pl.LazyFrame)
+    if streaming:
+        # a LazyFrame may be larger than memory: the streaming engine reduces the
+        # rows to one cell per (keys, score) with its counts, so memory grows with
+        # the number of distinct scores, not of rows
+        tie_q = [rows.group_by([*keys_by, _S]).agg(pl.col(_Y).sum().alias(_P), pl.len().alias(_N))]
+    elif keys_by and integer_keys:
         # integer, boolean or enum keys: numpy codes them and sorts (group, score)
         # as one uint64 key (tie_table_from_rows); no multi-column sort
         tie_q = [rows.select(*keys_by, _S, _Y)]
@@ -202,7 +210,7 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
         # them (several times cheaper than sorting rows, see tie_table_from_classes)
         tie_q = [rows.filter(pl.col(_Y)).select(_S), rows.filter(~pl.col(_Y)).select(_S)]
 
-    stats, keys, *tie_rows = pl.collect_all([stats_q, keys_q, *tie_q])
+    stats, keys, *tie_rows = pl.collect_all([stats_q, keys_q, *tie_q], engine="streaming" if streaming else "auto")
     stats = stats.row(0, named=True)
     if stats["n_rows"] and stats["y_min"] is not None and stats["n_min_max"] == stats["n_rows"] - stats["y_missing"]:
         # every outcome is its minimum or its maximum: at most two levels
@@ -214,8 +222,10 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     _check_stats(stats, spec, lf, positive_level, s_infinite, y_missing, s_missing)
 
     keys = keys.with_columns(pl.col("n_missing").cast(pl.Int64))
-    group = _group_index(keys, tie_rows[0], keys_by) if keys_by and integer_keys else None
-    if group is not None:
+    group = _group_index(keys, tie_rows[0], keys_by) if keys_by and integer_keys and not streaming else None
+    if streaming:
+        ties = _ties_from_cells(keys, tie_rows[0], keys_by, spec)
+    elif group is not None:
         rows_frame = tie_rows[0]
         ties = tie_table_from_rows(group, rows_frame[_S].to_numpy(), rows_frame[_Y].to_numpy(), keys.height)
     elif keys_by and integer_keys:  # key codes too wide for 64 bits: sort in polars
@@ -284,6 +294,23 @@ def _group_index(keys: pl.DataFrame, rows: pl.DataFrame, by: list[str]) -> np.nd
         lookup[key_code] = np.arange(keys.height)
         return lookup[row_code]
     return np.searchsorted(key_code, row_code)
+
+
+def _ties_from_cells(keys: pl.DataFrame, cells: pl.DataFrame, by: list[str], spec: ColumnSpec) -> TieTable:
+    """Tie table from one row per (keys, score) cell with its positive and row counts, in any order."""
+    if not by:
+        order = np.argsort(-cells[_S].to_numpy(), kind="stable")
+        pos = cells[_P].to_numpy().astype(np.int64)[order]
+        return TieTable(cells[_S].to_numpy()[order], pos, cells[_N].to_numpy().astype(np.int64)[order] - pos,
+                        [0, cells.height])
+    cells = cells.sort([*by, _S], descending=[False] * len(by) + [True], nulls_last=True)
+    kept = (keys["n_rows"] - keys["n_missing"]).to_numpy() if spec.missing == "drop" else keys["n_rows"].to_numpy()
+    present = np.flatnonzero(kept > 0)
+    group = present[cells.select(pl.struct(by).rle_id())[:, 0].to_numpy()]
+    offsets = np.zeros(keys.height + 1, dtype=np.int64)
+    np.cumsum(np.bincount(group, minlength=keys.height), out=offsets[1:])
+    pos = cells[_P].to_numpy().astype(np.int64)
+    return TieTable(cells[_S].to_numpy(), pos, cells[_N].to_numpy().astype(np.int64) - pos, offsets)
 
 
 def _ties_from_sorted_frame(keys: pl.DataFrame, sorted_rows: pl.DataFrame, spec: ColumnSpec) -> TieTable:

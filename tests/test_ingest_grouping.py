@@ -3,7 +3,8 @@
 Integer, boolean and enum key columns take the numpy path (``_group_index`` +
 ``tie_table_from_rows``); string keys take the polars multi-column sort. Casting
 the same keys to strings must give the same tie tables in the same key order
-(after mapping the string order back), and both must match a brute force.
+(after mapping the string order back), and both must match a brute force. A
+LazyFrame takes the streaming path (cell counts per key and score).
 """
 
 from __future__ import annotations
@@ -71,5 +72,9 @@ def test_integer_keys_match_string_keys_and_brute_force(rows):
         for i, key in enumerate(keys.iter_rows()):
             text_key = tuple(None if v is None else str(v).lower() if isinstance(v, bool) else str(v) for v in key)
             assert _tables(numeric)[i] == text_tables[text_key]
+        # a LazyFrame goes through the streaming (keys, score) cell counts
+        lazy = ingest(frame.lazy(), spec)
+        assert _tables(lazy) == _tables(numeric)
+        assert lazy.keys.equals(numeric.keys)
         # keys sorted ascending (enum by category order), nulls last
         assert keys.equals(keys.sort(by, nulls_last=True, maintain_order=True))

@@ -169,3 +169,25 @@ def test_upper_hull_long_run_under_an_edge():
     points = [(int(a), int(b), i) for i, (a, b) in enumerate(zip(x, y))]
     got = convex.upper_hull(x, y, np.array([0, x.size]))
     assert got.tolist() == [p[2] for p in hull_oracle(points)]
+
+
+def test_shared_points_follow_the_table():
+    """Estimators on one table share its PR points; another table never gets them."""
+    import gc
+    import weakref
+
+    from aucpr_stats.estimators import PR_ESTIMATORS
+
+    a = TieTable([2.0, 1.0], [1, 0], [0, 1], [0, 2])            # perfect separation
+    b = TieTable([2.0, 1.0], [0, 1], [1, 0], [0, 2])            # reversed
+    for _ in range(2):
+        assert PR_ESTIMATORS["lower_trapezoid"](a)[0] == 1.0
+        assert PR_ESTIMATORS["lower_trapezoid"](b)[0] == pytest.approx((0 + 0.5) / 2)  # p_min(0) = 0
+    # a copy with equal contents is another table: computed afresh, same value
+    c = TieTable(a.score, a.pos, a.neg, a.offsets)
+    assert PR_ESTIMATORS["interpolated_max"](c)[0] == PR_ESTIMATORS["interpolated_max"](a)[0]
+    # the memo holds no strong reference: the table can be collected
+    ref = weakref.ref(c)
+    del c
+    gc.collect()
+    assert ref() is None

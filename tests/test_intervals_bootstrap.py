@@ -255,3 +255,10 @@ def test_collapsed_bootstrap_of_lower_trapezoid_matches_row_resampling():
     collapsed = boot.collapse_negative_runs(_table(y, s))
     counts = boot.bootstrap_estimates(collapsed, lower_trapezoid, n_boot=n_rep, seed=7)[0]
     _same_distribution(counts, rows)
+
+
+def test_replicate_kernel_of_average_precision_equals_the_estimator():
+    for t in _random_tables(81):
+        for start, stop, table in boot.iter_replicates(t, 7, np.random.default_rng(1), chunk_size=3):
+            fast = boot._average_precision_replicates(table, stop - start, t)
+            np.testing.assert_allclose(fast, average_precision(table), atol=1e-12)

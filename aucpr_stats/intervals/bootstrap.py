@@ -27,10 +27,15 @@ samplers are used per class, whichever is cheaper for the table:
   O(tie rows) per replicate. Used when rows hold many units (ties, or the
   merged tables below).
 
-For average precision the table is first reduced by
-:func:`merge_negative_runs` (exact: the same estimate and the same bootstrap
-distribution), which shrinks a continuous-score table from ``n + m`` rows to
-about ``n``.
+Before resampling, the table is reduced exactly for the estimators asked for
+(:func:`reduce_for`): for average precision every run of negative-only rows
+is merged into the next row with positives (:func:`merge_negative_runs`),
+for the trapezoids and a few others each such run becomes one row
+(:func:`collapse_negative_runs`). Estimates and bootstrap distribution are
+unchanged, and a continuous-score table shrinks from ``n + m`` rows to about
+``n`` (or ``2n``). Average precision of a chunk of replicates is computed on
+(replicate, row) arrays (:func:`_average_precision_replicates`, the same
+values as the estimator).
 
 Replicate tables are laid out replicate-major: segment ``b * n_segments + s``
 is replicate ``b`` of segment ``s``.
@@ -340,6 +345,45 @@ def stratified_counts(ties: TieTable, n_boot: int = DEFAULT_N_BOOT, seed=None,
                     np.concatenate([t.neg for t in tables]), np.concatenate(offsets))
 
 
+def _average_precision_replicates(table: TieTable, n_rep: int, template: TieTable) -> np.ndarray:
+    """Average precision of a chunk of replicates, on (replicate, row) arrays.
+
+    The same statistic as :func:`aucpr_stats.estimators.average_precision`
+    (Boyd et al. 2013, Eq. 9: the mean over positives of ``TP / (TP + FP)`` at
+    the bottom of each positive's tie block), specialised to the layout of
+    :func:`iter_replicates`: every replicate repeats the rows of ``template``,
+    so the running sums are plain cumulative sums along the rows, restarted per
+    segment, and the class sizes are those of ``template`` (stratified).
+    """
+    n_rows = template.n_rows
+    pos = table.pos.reshape(n_rep, n_rows)
+    tp = np.cumsum(pos, axis=1)
+    admitted = np.cumsum(table.neg.reshape(n_rep, n_rows), axis=1)
+    admitted += tp
+    starts = template.offsets[:-1]
+    nonempty = np.flatnonzero(starts < template.offsets[1:])
+    if template.n_segments > 1:
+        # restart the running sums at each segment: subtract what came before it
+        before = np.zeros((n_rep, template.n_segments), dtype=np.int64)
+        later = nonempty[starts[nonempty] > 0]
+        before[:, later] = tp[:, starts[later] - 1]
+        tp -= np.repeat(before, template.lengths, axis=1)
+        before[:, later] = admitted[:, starts[later] - 1]
+        admitted -= np.repeat(before, template.lengths, axis=1)
+    precision_sum = np.divide(pos * tp, admitted, out=np.zeros(pos.shape), where=pos > 0)
+    out = np.full((n_rep, template.n_segments), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[:, nonempty] = np.add.reduceat(precision_sum, starts[nonempty], axis=1) / template.n_pos[nonempty]
+    return out.ravel()
+
+
+def _replicate_kernel(fn: Callable):
+    """A faster kernel for ``fn`` on replicate chunks, if there is one (same values)."""
+    from ..estimators import average_precision
+
+    return _average_precision_replicates if fn is average_precision else None
+
+
 def bootstrap_estimates(ties: TieTable, fns: Callable | Sequence[Callable], n_boot: int = DEFAULT_N_BOOT,
                         seed=None, chunk_size: int | None = None) -> np.ndarray:
     """Statistics of stratified bootstrap replicates of every segment.
@@ -375,10 +419,14 @@ def bootstrap_estimates(ties: TieTable, fns: Callable | Sequence[Callable], n_bo
     funcs = [fns] if single else list(fns)
     out = np.full((len(funcs), ties.n_segments, n_boot), np.nan)
     rng = as_generator(seed)
+    kernels = [_replicate_kernel(fn) for fn in funcs]
     for start, stop, table in iter_replicates(ties, n_boot, rng, chunk_size):
         for j, fn in enumerate(funcs):
             with np.errstate(all="ignore"):
-                values = np.asarray(fn(table), dtype=np.float64)
+                if kernels[j] is not None:
+                    values = kernels[j](table, stop - start, ties)
+                else:
+                    values = np.asarray(fn(table), dtype=np.float64)
             out[j, :, start:stop] = values.reshape(stop - start, ties.n_segments).T
     return out[0] if single else out
 

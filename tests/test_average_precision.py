@@ -92,3 +92,33 @@ def test_strictly_increasing_transform_does_not_matter(rows):
         b = aucpr(pl.DataFrame({"y": y, "s": transform(s)}), "y", "s", estimator="average_precision").estimate
         assert a == pytest.approx(b, abs=1e-14)
     assert a == pytest.approx(average_precision_score(y, s), abs=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    segments=st.lists(
+        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=0, max_size=8),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_segments_with_zero_rows_match_brute_force(segments):
+    # several segments (some empty), rows with zero counts (bootstrap draws):
+    # each segment alone must give Eq. (9) over its expanded rows
+    score, pos, neg, offsets = [], [], [], [0]
+    for rows in segments:
+        for rank, (p, n) in enumerate(rows):
+            score.append(float(len(rows) - rank))
+            pos.append(p)
+            neg.append(n)
+        offsets.append(len(score))
+    table = TieTable(score=score, pos=pos, neg=neg, offsets=offsets)
+    got = average_precision(table)
+    for k, rows in enumerate(segments):
+        y = [True] * sum(p for p, _ in rows) + [False] * sum(n for _, n in rows)
+        s = [float(len(rows) - r) for r, (p, _) in enumerate(rows) for _ in range(p)]
+        s += [float(len(rows) - r) for r, (_, n) in enumerate(rows) for _ in range(n)]
+        if not any(y):
+            assert np.isnan(got[k])
+        else:
+            assert got[k] == pytest.approx(brute_force_average_precision(y, s), abs=1e-12)

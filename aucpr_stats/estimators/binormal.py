@@ -6,7 +6,6 @@ import numpy as np
 from scipy.special import ndtr
 
 from .._ties import TieTable
-from ._runs import segment_total
 
 __all__ = ["binormal", "binormal_area"]
 
@@ -138,9 +137,10 @@ def binormal(ties: TieTable) -> np.ndarray:
     >>> round(float(binormal(t)[0]), 10)
     0.5
     """
+    segment = ties.segment_ids()
     n_pos, n_neg = ties.n_pos, ties.n_neg
-    mean_y, sd_y = _weighted_moments(ties, ties.pos, n_pos)
-    mean_x, sd_x = _weighted_moments(ties, ties.neg, n_neg)
+    mean_y, sd_y = _weighted_moments(ties.score, ties.pos, n_pos, segment)
+    mean_x, sd_x = _weighted_moments(ties.score, ties.neg, n_neg, segment)
     with np.errstate(divide="ignore", invalid="ignore"):
         shift = (mean_y - mean_x) / sd_x
         ratio = sd_y / sd_x
@@ -151,13 +151,16 @@ def binormal(ties: TieTable) -> np.ndarray:
     return out
 
 
-def _weighted_moments(ties: TieTable, counts: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sample mean and sd (``n - 1`` denominator) of the rows counted by ``counts``, per segment."""
+def _weighted_moments(score: np.ndarray, counts: np.ndarray, total: np.ndarray,
+                      segment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sample mean and sd (``n - 1`` denominator) of the rows counted by ``counts``, per segment.
+
+    Sums per segment by ``bincount`` (no rounding carried across segments),
+    and two passes: deviations from the mean keep the variance accurate.
+    """
+    n_segments = total.size
     with np.errstate(divide="ignore", invalid="ignore"):
-        # sums per segment by bincount: no rounding carried across segments
-        mean = segment_total(counts * ties.score, ties.offsets) / total
-        # two passes: deviations from the mean keep the variance accurate
-        deviation = ties.score - np.repeat(mean, ties.lengths)
-        square = np.where(counts > 0, counts * deviation * deviation, 0.0)
-        variance = segment_total(square, ties.offsets) / (total - 1)
+        mean = np.bincount(segment, weights=counts * score, minlength=n_segments) / total
+        deviation = score - mean[segment]
+        variance = np.bincount(segment, weights=counts * (deviation * deviation), minlength=n_segments) / (total - 1)
     return mean, np.sqrt(np.where(total > 1, variance, np.nan))

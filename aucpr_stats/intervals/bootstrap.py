@@ -15,7 +15,8 @@ re-sort, at a cost of O(rows + draws) per replicate.
 
 Draws are vectorised over replicates in memory-bounded chunks (a constant
 number of numpy calls per chunk, none per replicate or per group). Two exact
-samplers are used per class, whichever is cheaper for the table:
+samplers (up to the double-precision rounding of uniform draws and Poisson
+probabilities) are used per class, whichever is cheaper for the table:
 
 * *unit by unit*: each of the ``n`` resampled positives picks one of the
   ``n`` original positives uniformly (``Generator.integers``, or Lemire's

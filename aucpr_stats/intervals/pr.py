@@ -153,14 +153,14 @@ def _bootstrap(result, level: float, opts: dict) -> dict:
     return out
 
 
-def _fold_values(result, opts: dict) -> tuple[np.ndarray, list]:
-    """Fold estimates (groups, estimators, folds) and the fold labels of each group."""
+def _fold_values(result, opts: dict) -> tuple[np.ndarray, list, tuple]:
+    """Fold estimates (groups, estimators, folds), the fold labels of each group, and (fold table, group of each fold segment)."""
     names = result.estimators
     n_groups = result.n_groups
     if opts["folds"] == "column":
         ft = result.folds
         values = _cv.evaluate_many(ft.ties, PR_ESTIMATORS, names)  # (segments, estimators)
-        matrix, position = _cv.folds_matrix(values, ft.group, n_groups)  # (groups, k, estimators)
+        matrix, _ = _cv.folds_matrix(values, ft.group, n_groups)  # (groups, k, estimators)
         labels: list = [[] for _ in range(n_groups)]
         fold_values = ft.fold.to_list()
         for seg in np.argsort(ft.group, kind="stable"):

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from . import _frames
-from ._ties import TieTable, tie_table_from_classes, tie_table_from_rows, tie_table_from_sorted
+from ._ties import TieTable, tie_table_from_classes, tie_table_from_rows
 from ._validate import SCORE_KEY, ColumnSpec
 from .exceptions import InputError, InputTypeError, MissingValueError, OutcomeError
 
@@ -198,13 +198,11 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
         # rows to one cell per (keys, score) with its counts, so memory grows with
         # the number of distinct scores, not of rows
         tie_q = [rows.group_by([*keys_by, _S]).agg(pl.col(_Y).sum().alias(_P), pl.len().alias(_N))]
-    elif keys_by and integer_keys:
-        # integer, boolean or enum keys: numpy codes them and sorts (group, score)
-        # as one uint64 key (tie_table_from_rows); no multi-column sort
-        tie_q = [rows.select(*keys_by, _S, _Y)]
     elif keys_by:
-        sorted_q = rows.sort([*keys_by, _S], descending=[False] * len(keys_by) + [True], nulls_last=True)
-        tie_q = [sorted_q.select(pl.struct(keys_by).rle_id().alias(_G), _S, _Y)]
+        # rows in any order: each row's group index (numpy codes for integer,
+        # boolean and enum keys, a hash join otherwise), then one uint64 argsort
+        # of (group, score) in tie_table_from_rows; no multi-column sort
+        tie_q = [rows.select(*keys_by, _S, _Y)]
     else:
         # one segment: the scores of each class, unsorted; numpy value-sorts
         # them (several times cheaper than sorting rows, see tie_table_from_classes)
@@ -222,18 +220,15 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     _check_stats(stats, spec, lf, positive_level, s_infinite, y_missing, s_missing)
 
     keys = keys.with_columns(pl.col("n_missing").cast(pl.Int64))
-    group = _group_index(keys, tie_rows[0], keys_by) if keys_by and integer_keys and not streaming else None
     if streaming:
         ties = _ties_from_cells(keys, tie_rows[0], keys_by, spec)
-    elif group is not None:
-        rows_frame = tie_rows[0]
-        ties = tie_table_from_rows(group, rows_frame[_S].to_numpy(), rows_frame[_Y].to_numpy(), keys.height)
-    elif keys_by and integer_keys:  # key codes too wide for 64 bits: sort in polars
-        sorted_rows = tie_rows[0].sort([*keys_by, _S], descending=[False] * len(keys_by) + [True], nulls_last=True)
-        sorted_rows = sorted_rows.select(pl.struct(keys_by).rle_id().alias(_G), _S, _Y)
-        ties = _ties_from_sorted_frame(keys, sorted_rows, spec)
     elif keys_by:
-        ties = _ties_from_sorted_frame(keys, tie_rows[0], spec)
+        frame = tie_rows[0]
+        group = _group_index(keys, frame, keys_by) if integer_keys else None
+        if group is None:  # other key types, or codes too wide for 64 bits
+            frame = frame.join(keys.select(keys_by).with_row_index(_G), on=keys_by, how="left", nulls_equal=True)
+            group = frame[_G].to_numpy()
+        ties = tie_table_from_rows(group, frame[_S].to_numpy(), frame[_Y].to_numpy(), keys.height)
     else:
         # writable: our own buffers (the filtered columns are copied out of
         # polars anyway), so the builder sorts them in place
@@ -311,19 +306,6 @@ def _ties_from_cells(keys: pl.DataFrame, cells: pl.DataFrame, by: list[str], spe
     np.cumsum(np.bincount(group, minlength=keys.height), out=offsets[1:])
     pos = cells[_P].to_numpy().astype(np.int64)
     return TieTable(cells[_S].to_numpy(), pos, cells[_N].to_numpy().astype(np.int64) - pos, offsets)
-
-
-def _ties_from_sorted_frame(keys: pl.DataFrame, sorted_rows: pl.DataFrame, spec: ColumnSpec) -> TieTable:
-    """Tie table from rows sorted by the keys then score (descending), with run ids of the keys."""
-    kept = (keys["n_rows"] - keys["n_missing"]).to_numpy() if spec.missing == "drop" else keys["n_rows"].to_numpy()
-    present = np.flatnonzero(kept > 0)
-    group = sorted_rows[_G].to_numpy()
-    n_runs = int(group[-1]) + 1 if group.size else 0
-    if n_runs != present.size:  # pragma: no cover - internal consistency
-        raise RuntimeError("internal error: group ordering of the key and row queries disagree")
-    return tie_table_from_sorted(
-        present[group], sorted_rows[_S].to_numpy(), sorted_rows[_Y].to_numpy(), n_groups=keys.height
-    )
 
 
 def _check_stats(stats: dict, spec: ColumnSpec, lf: pl.LazyFrame, positive_level: Any,

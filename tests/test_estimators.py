@@ -305,7 +305,7 @@ def test_all_segments_at_once_equal_each_alone():
     for name in BOYD:
         together = PR_ESTIMATORS[name](table)
         alone = np.array([PR_ESTIMATORS[name](table.segment(k))[0] for k in range(table.n_segments)])
-        np.testing.assert_allclose(together, alone, rtol=0, atol=2e-16)
+        np.testing.assert_allclose(together, alone, rtol=0, atol=1e-15)
 
 
 def test_zero_count_rows_change_nothing():

@@ -85,7 +85,8 @@ def _quadrature_fixed(d: np.ndarray, k: np.ndarray, pi: np.ndarray) -> np.ndarra
     """Composite Gauss-Legendre on fixed nodes in z, for sd ratios k <= 1."""
     true_part = pi[:, None] * _FIXED_CDF
     precision = true_part / (true_part + (1.0 - pi)[:, None] * ndtr(k[:, None] * _FIXED_Z - d[:, None]))
-    return precision @ (_FIXED_DENSITY * _FIXED_WEIGHTS)
+    # a row-wise sum, not a matrix product: the same bits whatever the batch size
+    return (precision * (_FIXED_DENSITY * _FIXED_WEIGHTS)).sum(axis=1)
 
 
 def _tails(d: np.ndarray, k: np.ndarray, pi: np.ndarray) -> np.ndarray:

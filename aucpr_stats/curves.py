@@ -30,7 +30,11 @@ Step evaluation (Clémençon & Vayatis 2009, section 2.3, Eq. 3)
     :math:`\beta = 1`, :math:`t = -\infty` and the precision is :math:`n_+/n`;
     at :math:`\beta = 0` the formula's right limit (1 if no negative is
     above the top positive, else 0). Note that the numerator uses
-    :math:`n_+\beta`, not the positives actually above :math:`t`.
+    :math:`n_+\beta`, not the positives actually above :math:`t`. Eq. (3)
+    is written for continuous scores: with ties across classes it does not
+    count negatives tied with the threshold, so it is optimistic on heavily
+    tied scores, where ``"interpolated"`` (ties admitted together) is the
+    better reading.
 
 Interpolated evaluation (Davis & Goadrich 2006; Boyd et al. 2013, Theorem 1)
     Between the last point with recall below :math:`\beta` and the first point
@@ -233,7 +237,7 @@ class _CurveResult:
         rows = np.repeat(np.arange(self.n_groups), lengths)
         return pl.concat([self.keys.select(self.by)[rows.tolist()], body], how="horizontal")
 
-    def _warn_method(self, method: Any) -> str:
+    def _method_iv(self, method: Any) -> str:
         return _validate.choice_iv(method, "method", CURVE_METHODS)
 
     def __repr__(self) -> str:
@@ -308,7 +312,7 @@ class PrCurveResult(_CurveResult):
             ``"step"``, ``threshold`` (the quantile :math:`\\hat G^{-1}(1-\\beta)`).
         """
         grid = _grid_iv(recall, "recall")
-        method = self._warn_method(method)
+        method = self._method_iv(method)
         precision, threshold = self._evaluate_arrays(grid, method)
         m = grid.size
         columns = {"method": [method] * (self.n_groups * m), "recall": np.tile(grid, self.n_groups),
@@ -433,7 +437,7 @@ class RocCurveResult(_CurveResult):
         ``"step"``, ``threshold`` (the quantile :math:`\\hat H^{-1}(1-\\alpha)`).
         """
         grid = _grid_iv(fpr, "fpr")
-        method = self._warn_method(method)
+        method = self._method_iv(method)
         tpr, threshold = self._evaluate_arrays(grid, method)
         m = grid.size
         columns = {"method": [method] * (self.n_groups * m), "fpr": np.tile(grid, self.n_groups),

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from scipy import special, stats
+from scipy import special
 
 from aucpr_stats import bands
 from aucpr_stats._ties import tie_table_from_sorted

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from . import _frames
-from ._ties import TieTable, tie_table_from_classes, tie_table_from_rows
+from ._ties import TieTable, tie_table_from_class_buffers, tie_table_from_rows
 from ._validate import SCORE_KEY, ColumnSpec
 from .exceptions import InputError, InputTypeError, MissingValueError, OutcomeError
 
@@ -230,15 +230,22 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
             group = frame[_G].to_numpy()
         ties = tie_table_from_rows(group, frame[_S].to_numpy(), frame[_Y].to_numpy(), keys.height)
     else:
-        # writable: our own buffers (the filtered columns are copied out of
-        # polars anyway), so the builder sorts them in place
-        pos_scores, neg_scores = (frame[_S].to_numpy(writable=True) for frame in tie_rows)
-        del tie_rows
-        ties = tie_table_from_classes(pos_scores, neg_scores, overwrite_input=True)
+        # the builder value-sorts each class into numpy-owned memory, freed as
+        # soon as it is placed in the table
+        ties = tie_table_from_class_buffers(_class_scores(tie_rows))
     # --- end of the tie-table step ---
     if spec.multi_score:
         keys = keys.with_columns(pl.col(_K).cast(pl.String)).rename({_K: SCORE_KEY})
     return Ingested(ties=ties, keys=keys.drop("n_rows"), spec=spec, kind=kind)
+
+
+def _class_scores(frames: list[pl.DataFrame]) -> list[np.ndarray]:
+    """The score column of each frame copied once into numpy-owned memory (sortable in place, freed early)."""
+    out = []
+    while frames:
+        chunks = [chunk.to_numpy() for chunk in frames.pop(0)[_S].get_chunks()]
+        out.append(np.concatenate(chunks) if chunks else np.empty(0))
+    return out
 
 
 def _integer_like(dtype: pl.DataType) -> bool:

@@ -23,7 +23,8 @@ import functools
 import attrs
 import numpy as np
 
-__all__ = ["TieTable", "tie_table_from_sorted", "tie_table_from_classes", "tie_table_from_rows"]
+__all__ = ["TieTable", "tie_table_from_sorted", "tie_table_from_classes", "tie_table_from_class_buffers",
+           "tie_table_from_rows"]
 
 
 def _as_int64(values) -> np.ndarray:
@@ -214,7 +215,7 @@ def _distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | No
 
 def _sorted(values: np.ndarray, in_place: bool) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
-    if in_place and values.flags.writeable and values.ndim == 1:
+    if in_place and values.flags.writeable and values.flags.c_contiguous and values.ndim == 1:
         values.sort()
         return values
     return np.sort(values)
@@ -246,8 +247,18 @@ def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray, *,
         One segment: the distinct scores of both classes, descending, with
         their positive and negative counts.
     """
-    pos_values, pos_counts = _distinct_ascending(_sorted(pos_scores, overwrite_input))
-    neg_values, neg_counts = _distinct_ascending(_sorted(neg_scores, overwrite_input))
+    return tie_table_from_class_buffers([_sorted(pos_scores, overwrite_input), _sorted(neg_scores, overwrite_input)])
+
+
+def tie_table_from_class_buffers(buffers: list[np.ndarray]) -> TieTable:
+    """:func:`tie_table_from_classes` from a list ``[positive scores, negative scores]`` it may consume.
+
+    The arrays are sorted in place when writable, and the list is emptied so
+    that the sorted values are freed as soon as they are placed in the table
+    (a lower peak memory when the caller keeps no other reference).
+    """
+    neg_values, neg_counts = _distinct_ascending(_sorted(buffers.pop(), True))
+    pos_values, pos_counts = _distinct_ascending(_sorted(buffers.pop(), True))
     n_a, n_b = pos_values.size, neg_values.size
     below = np.searchsorted(neg_values, pos_values, side="left")  # negative values < each positive value
     if n_b:
@@ -270,6 +281,7 @@ def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray, *,
         score = np.empty(m)
         score[at] = pos_values
         score[~is_pos] = neg_values[::-1]
+        del pos_values, neg_values
         pos = is_pos.astype(np.int64)
         return TieTable(score, pos, 1 - pos, np.array([0, m]))
     # the negative values occupy every place not taken by a positive-only value
@@ -329,7 +341,7 @@ def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarr
     score = np.ascontiguousarray(score, dtype=np.float64)
     positive = np.asarray(positive, dtype=bool)
     if n_groups == 1:
-        return tie_table_from_classes(score[positive], score[~positive], overwrite_input=True)
+        return tie_table_from_class_buffers([score[positive], score[~positive]])
     group = np.asarray(group, dtype=np.int64)
     row_offsets = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(np.bincount(group, minlength=n_groups), out=row_offsets[1:])

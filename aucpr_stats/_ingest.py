@@ -149,16 +149,20 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     row_missing = y_missing | any_s_missing
 
     levels = pl.col(spec.outcome).filter(~y_missing)
-    stats_q = lf.select(
-        n_rows=pl.len(),
-        y_missing=y_missing.sum(),
-        row_missing=row_missing.sum(),
-        # the outcome's levels from min / max and a count (one cheap pass); the
-        # exact distinct count (a hash, ~1 s at 1e7 rows) only if needed, below
+    # the outcome's levels from min / max and a count (one cheap pass); the
+    # exact distinct count (a hash, ~1 s at 1e7 rows) only if needed, below.
+    # A query of its own: mixed with the counts below in one select, polars'
+    # streaming engine materialises the whole scan (a LazyFrame larger than memory)
+    levels_q = lf.select(
         y_min=levels.min(),
         y_max=levels.max(),
         n_min_max=((levels == levels.min()) | (levels == levels.max())).sum(),
         n_positive=coding.filter(~y_missing).sum(),
+    )
+    stats_q = lf.select(
+        n_rows=pl.len(),
+        y_missing=y_missing.sum(),
+        row_missing=row_missing.sum(),
         **{f"s_missing_{i}": s_missing[name].sum() for i, name in enumerate(scores)},
         **{f"s_infinite_{i}": s_infinite[name].sum() for i, name in enumerate(scores)},
         **{f"s_usable_{i}": (~(y_missing | s_missing[name])).sum() for i, name in enumerate(scores)},
@@ -208,8 +212,10 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
         # them (several times cheaper than sorting rows, see tie_table_from_classes)
         tie_q = [rows.filter(pl.col(_Y)).select(_S), rows.filter(~pl.col(_Y)).select(_S)]
 
-    stats, keys, *tie_rows = pl.collect_all([stats_q, keys_q, *tie_q], engine="streaming" if streaming else "auto")
-    stats = stats.row(0, named=True)
+    stats, level_stats, keys, *tie_rows = pl.collect_all(
+        [stats_q, levels_q, keys_q, *tie_q], engine="streaming" if streaming else "auto"
+    )
+    stats = stats.row(0, named=True) | level_stats.row(0, named=True)
     if stats["n_rows"] and stats["y_min"] is not None and stats["n_min_max"] == stats["n_rows"] - stats["y_missing"]:
         # every outcome is its minimum or its maximum: at most two levels
         stats["levels"] = sorted({stats["y_min"], stats["y_max"]})

@@ -73,8 +73,9 @@ def test_bias_study_matches_per_simulation_loop(estimator):
     assert len(frames) == 60
     theta = scenario.true_aucpr(0.2)
     for cell, n_total in enumerate([60, 150]):
-        est = np.array([aucpr(f, "outcome", "score", estimator=estimator).estimate for f in frames[30 * cell:30 * (cell + 1)]])
-        assert all(f.height == n_total for f in frames[30 * cell:30 * (cell + 1)])
+        mine = frames[30 * cell:30 * (cell + 1)]
+        est = np.array([aucpr(f, "outcome", "score", estimator=estimator).estimate for f in mine])
+        assert all(f.height == n_total for f in mine)
         row = out.filter(pl.col("n_total") == n_total).row(0, named=True)
         assert row["n_pos"] == round(0.2 * n_total) and row["n_sims"] == 30 and row["n_valid"] == 30
         assert row["true_aucpr"] == theta

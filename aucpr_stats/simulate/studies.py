@@ -217,6 +217,19 @@ def _simulate_cell(scenario: Scenario, n_total: int, prevalence: float, n_sims: 
         yield simulate_ties(pos, neg), method_rng
 
 
+class _Truth:
+    """True AUCPR per (scenario, prevalence), integrated once per study."""
+
+    def __init__(self):
+        self._cache: dict[tuple[Scenario, float], float] = {}
+
+    def __call__(self, scenario: Scenario, prevalence: float) -> float:
+        key = (scenario, prevalence)
+        if key not in self._cache:
+            self._cache[key] = scenario.true_aucpr(prevalence)
+        return self._cache[key]
+
+
 def _mc_summary(values: np.ndarray) -> tuple[int, float, float]:
     """Count, mean and Monte Carlo SE of the finite values in ``values``."""
     ok = values[np.isfinite(values)]
@@ -283,12 +296,12 @@ def bias_study(
     names = _names_iv(estimators, "estimators", list(PR_ESTIMATORS))
     root = _rng(seed)
     rows = []
-    truth: dict[tuple[Scenario, float], float] = {}
-    for (scenario, n, p), cell_rng in zip(_cells(scen, sizes, prevs), root.spawn(len(scen) * len(sizes) * len(prevs))):
-        theta = truth.setdefault((scenario, p), scenario.true_aucpr(p))
-        estimates = np.concatenate(
-            [_engine.evaluate(ties, PR_ESTIMATORS, names) for ties, _ in _simulate_cell(scenario, n, p, n_sims, cell_rng, block_size)]
-        )
+    truth = _Truth()
+    cells = _cells(scen, sizes, prevs)
+    for (scenario, n, p), cell_rng in zip(cells, root.spawn(len(cells))):
+        theta = truth(scenario, p)
+        blocks = _simulate_cell(scenario, n, p, n_sims, cell_rng, block_size)
+        estimates = np.concatenate([_engine.evaluate(ties, PR_ESTIMATORS, names) for ties, _ in blocks])
         n_pos, n_neg = class_counts(n, p)
         for j, name in enumerate(names):
             n_valid, mean, se = _mc_summary(estimates[:, j])
@@ -368,10 +381,10 @@ def coverage_study(
         raise InputError(f"`method_options` keys must be among {list(INTERVAL_METHODS)}; got {sorted(unknown)}")
     root = _rng(seed)
     rows = []
-    truth: dict[tuple[Scenario, float], float] = {}
+    truth = _Truth()
     cells = _cells(scen, sizes, prevs)
     for (scenario, n, p), cell_rng in zip(cells, root.spawn(len(cells))):
-        theta = truth.setdefault((scenario, p), scenario.true_aucpr(p))
+        theta = truth(scenario, p)
         est_blocks = []
         bounds: dict[tuple[str, str], list[tuple[np.ndarray, np.ndarray]]] = {(e, m): [] for e in names for m in arms}
         for ties, method_rng in _simulate_cell(scenario, n, p, n_sims, cell_rng, block_size):

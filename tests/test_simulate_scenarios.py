@@ -171,3 +171,46 @@ def test_other_parameters_change_the_truth():
     # larger separation, larger area; and the paper's defaults are the defaults
     assert Binormal(mu=2).true_aucpr(0.1) > Binormal().true_aucpr(0.1)
     assert Binormal().mu == 1 and (Bibeta().a, Bibeta().b) == (2, 5) and OffsetUniform().gamma == 0.5
+
+
+import warnings  # noqa: E402
+
+from hypothesis import example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(kind=st.sampled_from(["binormal", "bibeta", "offset_uniform"]),
+       u=st.floats(0.05, 0.95), v=st.floats(0.05, 0.95), prevalence=st.floats(0.01, 0.9))
+@example(kind="bibeta", u=0.05, v=0.05, prevalence=0.01)  # both densities singular, barely separated
+@example(kind="offset_uniform", u=0.95, v=0.5, prevalence=0.5)  # gamma > 1: perfect separation, area 1
+def test_true_area_for_any_parameters_matches_threshold_integral(kind, u, v, prevalence):
+    # any valid parameters: the recall-domain quadrature equals an integral over thresholds
+    # written with scipy.stats, and the area lies between the prevalence and 1
+    if kind == "binormal":
+        scenario, neg, pos = Binormal(mu=4 * u), stats.norm(0, 1), stats.norm(4 * u, 1)
+        lo, hi, kinks = 4 * u - 13, 4 * u + 13, []
+    elif kind == "bibeta":
+        a, b = 0.5 + 3 * min(u, v), 0.5 + 3 * max(u, v) + 0.1
+        scenario, neg, pos = Bibeta(a=a, b=b), stats.beta(a, b), stats.beta(b, a)
+        lo, hi, kinks = 0.0, 1.0, []
+    else:
+        gamma = 1.2 * u
+        scenario, neg, pos = OffsetUniform(gamma=gamma), stats.uniform(0, 1), stats.uniform(gamma, 1)
+        lo, hi, kinks = gamma, 1 + gamma, [1.0] if gamma < 1 else []
+
+    def f(c):
+        tp = prevalence * pos.sf(c)
+        fp = (1 - prevalence) * neg.sf(c)
+        return (tp / (tp + fp) if tp + fp > 0 else 1.0) * pos.pdf(c)
+
+    edges = [lo, *kinks, hi]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", integrate.IntegrationWarning)
+        reference = sum(integrate.quad(f, x, y, epsabs=1e-12, epsrel=1e-11, limit=500)[0]
+                        for x, y in zip(edges[:-1], edges[1:]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no accuracy warning from our quadrature
+        area = scenario.true_aucpr(prevalence)
+    assert prevalence - 1e-12 <= area <= 1 + 1e-12
+    assert abs(area - reference) < 1e-8

@@ -124,11 +124,10 @@ def _bootstrap(ties, estimates, estimator, level, rng, options):
     from ..intervals import bootstrap as boot
 
     options = dict(options)
-    merge = options.pop("merge_negatives", None)
-    if merge is None:
-        merge = any(PR_ESTIMATORS.get(name) is estimator for name in boot.POSITIVE_ROW_ESTIMATORS)
-    table = boot.merge_negative_runs(ties) if merge else ties
-    replicates = boot.bootstrap_estimates(table, estimator, seed=rng, **options)
+    if options.pop("reduce_table", True):  # the kernel's exact reduction for this estimator
+        names = [name for name, fn in PR_ESTIMATORS.items() if fn is estimator]
+        ties = boot.reduce_for(names)(ties) if names else ties
+    replicates = boot.bootstrap_estimates(ties, estimator, seed=rng, **options)
     lower, upper = boot.percentile_interval(replicates, level)
     return lower, upper, boot.replicate_summary(replicates)["boot_median"]
 
@@ -345,7 +344,9 @@ def coverage_study(
     method_options : dict, optional
         Extra keyword arguments per method: for ``bootstrap`` those of
         :func:`aucpr_stats.intervals.bootstrap.bootstrap_estimates`
-        (``n_boot``, default 1000 as in the paper; ``chunk_size``), for
+        (``n_boot``, default 1000 as in the paper; ``chunk_size``; and
+        ``reduce_table``, default True, see
+        :func:`aucpr_stats.intervals.bootstrap.reduce_for`), for
         ``cross_validation`` those of
         :func:`aucpr_stats.intervals.cross_validation.study_interval`
         (``folds``, default 10; ``quantile``, "t" by default, "normal" for

@@ -1,31 +1,67 @@
 """aucpr_stats: the area under the precision-recall and ROC curves, with honest uncertainty.
 
-Start with :func:`aucpr`; every result has ``.to_frame()``, ``.summary()`` and
-``.conf_int(method=...)``.
+Start with :func:`aucpr` (or :func:`auroc`); every result has ``.to_frame()``,
+``.summary()``, ``.table()`` and ``.conf_int(method=...)``. Curves and their
+confidence bands come from :func:`pr_curve` / :func:`roc_curve`, paired and
+unpaired comparisons from :func:`compare`, simulation studies from
+:mod:`aucpr_stats.simulate`, and plots from :mod:`aucpr_stats.plot`
+(matplotlib, an optional extra).
 """
 
 from __future__ import annotations
 
-from .api import aucpr
+from .api import aucpr, auroc
+from .bands import BandResult
+from .compare import ComparisonResult, compare
+from .curves import PrCurveResult, RocCurveResult, pr_curve, roc_curve
+from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
+from .estimators.roc import DEFAULT_ROC_ESTIMATOR, ROC_ESTIMATORS
 from .exceptions import (
     ColumnNotFoundError,
     DegenerateGroupWarning,
     InputError,
     InputTypeError,
+    LowEffectiveSampleSizeWarning,
     MissingValueError,
     OutcomeError,
 )
-from .results import AucprResult
+from .formula import Formula, FormulaError, parse_formula
+from .report import PublicationTable, comparison_table, publication_table
+from .results import AucprResult, AurocResult
 
 __version__ = "0.1.0"
 
 __all__ = [
+    # entry points
     "aucpr",
+    "auroc",
+    "pr_curve",
+    "roc_curve",
+    "compare",
+    "publication_table",
+    "comparison_table",
+    "parse_formula",
+    # results
     "AucprResult",
+    "AurocResult",
+    "PrCurveResult",
+    "RocCurveResult",
+    "BandResult",
+    "ComparisonResult",
+    "PublicationTable",
+    "Formula",
+    # registries
+    "PR_ESTIMATORS",
+    "DEFAULT_PR_ESTIMATOR",
+    "ROC_ESTIMATORS",
+    "DEFAULT_ROC_ESTIMATOR",
+    # errors and warnings
     "ColumnNotFoundError",
     "DegenerateGroupWarning",
+    "FormulaError",
     "InputError",
     "InputTypeError",
+    "LowEffectiveSampleSizeWarning",
     "MissingValueError",
     "OutcomeError",
     "__version__",

@@ -60,6 +60,7 @@ from scipy import signal, special, stats
 
 from . import _frames
 from ._ties import TieTable
+from .exceptions import LowEffectiveSampleSizeWarning
 from ._validate import choice_iv, level_iv
 from .exceptions import InputError, InputTypeError
 
@@ -89,14 +90,6 @@ _CHUNK_CELLS = 1 << 19
 
 #: Warn when the effective sample size falls below this fraction of n_boot.
 _ESS_WARN_FRACTION = 0.25
-
-
-class LowEffectiveSampleSizeWarning(UserWarning):
-    """The importance weights of a smoothed bootstrap band are degenerate.
-
-    A few replicates carry most of the weight, so the band's radius rests on
-    far fewer replicates than ``n_boot``. Use the default ``p_tilde``.
-    """
 
 
 # --------------------------------------------------------------------- ranks

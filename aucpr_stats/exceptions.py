@@ -14,6 +14,7 @@ __all__ = [
     "MissingValueError",
     "OutcomeError",
     "DegenerateGroupWarning",
+    "LowEffectiveSampleSizeWarning",
 ]
 
 
@@ -48,3 +49,11 @@ class DegenerateGroupWarning(UserWarning):
     """Some groups have no positives or no negatives; their estimate is NaN."""
 
 
+
+
+class LowEffectiveSampleSizeWarning(UserWarning):
+    """The importance weights of a smoothed bootstrap band are degenerate.
+
+    A few replicates carry most of the weight, so the band's radius rests on
+    far fewer replicates than ``n_boot``. Use the default ``p_tilde``.
+    """

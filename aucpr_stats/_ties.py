@@ -229,9 +229,9 @@ def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray, *,
     outcome along with its score) costs about six times a value sort, so each
     class is value-sorted instead (``np.sort``) and reduced to distinct values
     with counts. The two sorted runs are then merged by counting, for every
-    distinct positive value, the negative values below it (a binary search of
-    the smaller class into the larger): that count plus the value's own rank
-    is its place in the merged table.
+    distinct positive value, the negative values below it (a binary search
+    among the negatives): that count plus the value's own rank is its place in
+    the merged table.
 
     Parameters
     ----------
@@ -247,7 +247,11 @@ def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray, *,
         One segment: the distinct scores of both classes, descending, with
         their positive and negative counts.
     """
-    return tie_table_from_class_buffers([_sorted(pos_scores, overwrite_input), _sorted(neg_scores, overwrite_input)])
+    def own(values):  # a buffer the builder may sort in place
+        values = np.asarray(values, dtype=np.float64)
+        return values if overwrite_input else values.copy()
+
+    return tie_table_from_class_buffers([own(pos_scores), own(neg_scores)])
 
 
 def tie_table_from_class_buffers(buffers: list[np.ndarray]) -> TieTable:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import attrs
+
 from . import _engine, _validate
 from ._ingest import ingest
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from .exceptions import InputError, InputTypeError
 from .formula import resolve
 from .estimators.roc import DEFAULT_ROC_ESTIMATOR, ROC_ESTIMATORS
-from .results import AucprResult, AurocResult
+from .results import AucprResult, AurocResult, EstimateResult
 
 __all__ = ["aucpr", "auroc"]
 
@@ -34,6 +36,31 @@ def estimators_iv(estimator: Any, registry: dict, argument: str = "estimator") -
         if name not in registry:
             raise InputError(f"`{argument}` must be one of {choices} or 'all'; got {name!r}")
     return tuple(dict.fromkeys(names))
+
+
+def _estimate(result_class, registry: dict, names: tuple[str, ...], data: Any, spec) -> EstimateResult:
+    """Ingest, run the estimators over every group at once, and assemble the result.
+
+    Written once for every metric: degenerate groups get NaN, a note and one
+    warning (raised at the caller of the public function).
+    """
+    ingested = ingest(data, spec)
+    ties = ingested.ties
+    estimates = _engine.evaluate(ties, registry, names)
+    notes = _engine.group_notes(ties.n_pos, ties.n_neg)
+    _engine.warn_degenerate(ingested.keys, ingested.key_columns, notes, stacklevel=4)
+    return result_class(
+        ties=ties,
+        keys=ingested.keys,
+        by=ingested.key_columns,
+        estimators=names,
+        estimates=estimates,
+        notes=tuple(notes),
+        frame_kind=ingested.kind,
+        outcome=spec.outcome,
+        score=spec.score,
+        options={"positive": spec.positive, "missing": spec.missing},
+    )
 
 
 def aucpr(
@@ -129,27 +156,12 @@ def aucpr(
         from .intervals.cross_validation import fold_column_iv, fold_tables
 
         fold = fold_column_iv(data, fold, spec)
-    ingested = ingest(data, spec)
-    ties = ingested.ties
-    estimates = _engine.evaluate(ties, PR_ESTIMATORS, names)
-    notes = _engine.group_notes(ties.n_pos, ties.n_neg)
-    _engine.warn_degenerate(ingested.keys, ingested.key_columns, notes)
-    folds = None
-    if fold is not None:  # issue 4: per-fold tie tables for cross-validation intervals
-        folds = fold_tables(data, spec, fold, ingested.keys, ingested.key_columns)
-    return AucprResult(
-        ties=ties,
-        keys=ingested.keys,
-        by=ingested.key_columns,
-        estimators=names,
-        estimates=estimates,
-        notes=tuple(notes),
-        frame_kind=ingested.kind,
-        outcome=spec.outcome,
-        score=spec.score,
-        options={"positive": positive, "missing": missing, "fold": fold},
-        folds=folds,
-    )
+    result = _estimate(AucprResult, PR_ESTIMATORS, names, data, spec)
+    if fold is None:
+        return result
+    # per-fold tie tables, for cross-validation intervals over the caller's folds (issue 4)
+    folds = fold_tables(data, spec, fold, result.keys, result.by)
+    return attrs.evolve(result, options={**result.options, "fold": fold}, folds=folds)
 
 
 def auroc(
@@ -243,20 +255,4 @@ def auroc(
     data, outcome, score, by = resolve(data_or_formula, data, outcome, score, by, function="auroc")
     spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing)
     names = estimators_iv(estimator, ROC_ESTIMATORS)
-    ingested = ingest(data, spec)
-    ties = ingested.ties
-    estimates = _engine.evaluate(ties, ROC_ESTIMATORS, names)
-    notes = _engine.group_notes(ties.n_pos, ties.n_neg)
-    _engine.warn_degenerate(ingested.keys, ingested.key_columns, notes)
-    return AurocResult(
-        ties=ties,
-        keys=ingested.keys,
-        by=ingested.key_columns,
-        estimators=names,
-        estimates=estimates,
-        notes=tuple(notes),
-        frame_kind=ingested.kind,
-        outcome=spec.outcome,
-        score=spec.score,
-        options={"positive": positive, "missing": missing},
-    )
+    return _estimate(AurocResult, ROC_ESTIMATORS, names, data, spec)

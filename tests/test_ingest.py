@@ -132,8 +132,9 @@ def test_argument_errors(frame_kind):
 
 def test_degenerate_group_keeps_others(frame_kind):
     data = base(frame_kind, y=[1, 0, 1, 0, 0, 0])
-    with pytest.warns(DegenerateGroupWarning, match=r"1 group without both classes; their estimate is NaN: g='b' \(no positives\)"):
+    with pytest.warns(DegenerateGroupWarning, match=r"1 group without both classes; their estimate is NaN: g='b' \(no positives\)") as record:
         result = aucpr(data, outcome="y", score="s", by="g", estimator=AP)
+    assert record[0].filename == __file__  # the warning points at the caller's line
     frame = as_polars(result.to_frame())
     assert frame["note"].to_list() == [None, "no positives"]
     assert frame["estimate"][0] == pytest.approx((1 + 2 / 3) / 2)

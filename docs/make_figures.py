@@ -19,7 +19,7 @@ OUT = Path(__file__).with_name("images")
 def main() -> None:
     OUT.mkdir(exist_ok=True)
     cohort = pl.read_csv("data/synthetic_cohort.csv")
-    ax = forest_plot(aucpr("disease ~ model_a + model_b | site", data=cohort), method=None, title="AUCPR by site")
+    ax = forest_plot(aucpr("disease ~ model_a + model_b | site", data=cohort), title="AUCPR by site (95% logit intervals)")
     ax.figure.savefig(OUT / "forest_aucpr_by_site.png", dpi=110)
     cancer = pl.read_csv("data/breast_cancer_oof.csv")
     ax = forest_plot(auroc("malignant ~ logistic + texture | size_group", data=cancer), method="delong",

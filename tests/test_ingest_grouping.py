@@ -4,19 +4,21 @@ Integer, boolean and enum key columns take the numpy path (``_group_index`` +
 ``tie_table_from_rows``); string keys take the polars multi-column sort. Casting
 the same keys to strings must give the same tie tables in the same key order
 (after mapping the string order back), and both must match a brute force. A
-LazyFrame takes the streaming path (cell counts per key and score).
+LazyFrame scanning a file takes the streaming path (cell counts per key and score).
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from aucpr_stats import _validate
+from aucpr_stats import _ingest, _validate
 from aucpr_stats._ingest import ingest
 
 _key = st.one_of(st.none(), st.integers(-2, 2))
@@ -58,6 +60,10 @@ def test_integer_keys_match_string_keys_and_brute_force(rows):
     )
     frame = frame.with_columns(e=pl.col("k").cast(pl.String).cast(pl.Enum(["2", "1", "0", "-1", "-2"])))
     assume(frame["y"].n_unique() == 2 and frame["s"].null_count() < frame.height)
+    workdir = tempfile.TemporaryDirectory()
+    parquet = Path(workdir.name) / "rows.parquet"
+    frame.write_parquet(parquet)
+    assert _ingest._scans_files(pl.scan_parquet(parquet)) and not _ingest._scans_files(frame.lazy())
     for by in (["k"], ["k", "b"], ["e", "k"], ["b"]):
         spec = _validate.column_spec_iv(frame, "y", "s", by, None, "drop")
         numeric = ingest(frame, spec)
@@ -72,9 +78,11 @@ def test_integer_keys_match_string_keys_and_brute_force(rows):
         for i, key in enumerate(keys.iter_rows()):
             text_key = tuple(None if v is None else str(v).lower() if isinstance(v, bool) else str(v) for v in key)
             assert _tables(numeric)[i] == text_tables[text_key]
-        # a LazyFrame goes through the streaming (keys, score) cell counts
-        lazy = ingest(frame.lazy(), spec)
-        assert _tables(lazy) == _tables(numeric)
-        assert lazy.keys.equals(numeric.keys)
+        # a LazyFrame reading a file goes through the streaming (keys, score) cell counts;
+        # one over in-memory data takes the in-memory path: all three agree
+        for lazy_frame in (pl.scan_parquet(parquet), frame.lazy()):
+            lazy = ingest(lazy_frame, spec)
+            assert _tables(lazy) == _tables(numeric)
+            assert lazy.keys.equals(numeric.keys)
         # keys sorted ascending (enum by category order), nulls last
         assert keys.equals(keys.sort(by, nulls_last=True, maintain_order=True))

@@ -10,6 +10,7 @@ unpaired comparisons from :func:`compare`, simulation studies from
 
 from __future__ import annotations
 
+from . import simulate
 from .api import aucpr, auroc
 from .bands import BandResult
 from .compare import ComparisonResult, compare
@@ -55,6 +56,8 @@ __all__ = [
     "DEFAULT_PR_ESTIMATOR",
     "ROC_ESTIMATORS",
     "DEFAULT_ROC_ESTIMATOR",
+    # simulation studies (Boyd et al. 2013, section 4)
+    "simulate",
     # errors and warnings
     "ColumnNotFoundError",
     "DegenerateGroupWarning",

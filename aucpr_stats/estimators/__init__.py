@@ -39,7 +39,7 @@ PR_ESTIMATORS: dict[str, Estimator] = {
 }
 
 #: The default estimator of :func:`aucpr_stats.aucpr`.
-DEFAULT_PR_ESTIMATOR = "average_precision"
+DEFAULT_PR_ESTIMATOR = "lower_trapezoid"
 
 __all__ = [
     "PR_ESTIMATORS",

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
+from hypothesis import settings
+
+# In CI (CI=true) hypothesis draws the same examples on every run, so a verdict
+# never depends on the luck of one run; locally each run explores new examples.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+    settings.load_profile("ci")
 
 FRAME_KINDS = ("pandas", "polars", "lazy")
 

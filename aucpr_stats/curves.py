@@ -67,6 +67,7 @@ from ._ties import TieTable
 from .bands import BandResult, band_iv, pr_band, step_quantile_rank
 from .estimators._pr_points import dg_interpolate, pr_point_counts
 from .exceptions import InputError, InputTypeError
+from .results import GroupCounts
 from .formula import resolve
 
 __all__ = ["pr_curve", "roc_curve", "PrCurveResult", "RocCurveResult", "pr_step", "roc_step"]
@@ -186,7 +187,7 @@ def _grid_iv(values: Any, argument: str) -> np.ndarray:
 
 # ------------------------------------------------------------------ results
 @attrs.frozen(eq=False, repr=False)
-class _CurveResult:
+class _CurveResult(GroupCounts):
     """Common part of the PR and ROC curve results (keeps the tie tables)."""
 
     curve: ClassVar[str] = "curve"
@@ -199,27 +200,6 @@ class _CurveResult:
     outcome: str
     score: str
     options: dict = attrs.field(factory=dict)
-
-    @property
-    def n_groups(self) -> int:
-        """Number of groups (1 when ungrouped)."""
-        return self.ties.n_segments
-
-    @property
-    def n_pos(self) -> np.ndarray:
-        """Positives per group."""
-        return self.ties.n_pos
-
-    @property
-    def n_neg(self) -> np.ndarray:
-        """Negatives per group."""
-        return self.ties.n_neg
-
-    @property
-    def prevalence(self) -> np.ndarray:
-        """Observed proportion of positives per group (the precision of a random ranking)."""
-        total = self.n_pos + self.n_neg
-        return np.divide(self.n_pos, total, out=np.full(total.shape, np.nan), where=total > 0)
 
     def _point_counts(self):
         """(threshold, tp, fp, offsets) of every point, start point first in each segment."""

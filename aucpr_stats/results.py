@@ -17,11 +17,38 @@ from . import _frames
 from ._format import text_table
 from ._ties import TieTable
 
-__all__ = ["EstimateResult", "AucprResult", "AurocResult"]
+__all__ = ["GroupCounts", "EstimateResult", "AucprResult", "AurocResult"]
+
+
+class GroupCounts:
+    """Per-group counts of a result, read off the tie tables it keeps (``self.ties``)."""
+
+    __slots__ = ()
+
+    @property
+    def n_groups(self) -> int:
+        """Number of groups (1 when ungrouped)."""
+        return self.ties.n_segments
+
+    @property
+    def n_pos(self) -> np.ndarray:
+        """Positives per group."""
+        return self.ties.n_pos
+
+    @property
+    def n_neg(self) -> np.ndarray:
+        """Negatives per group."""
+        return self.ties.n_neg
+
+    @property
+    def prevalence(self) -> np.ndarray:
+        """Observed proportion of positives per group (NaN for an empty group)."""
+        total = self.n_pos + self.n_neg
+        return np.divide(self.n_pos, total, out=np.full(total.shape, np.nan), where=total > 0)
 
 
 @attrs.frozen(eq=False, repr=False)
-class EstimateResult:
+class EstimateResult(GroupCounts):
     """Per-group point estimates of one metric, with the tie tables behind them.
 
     Attributes
@@ -63,22 +90,6 @@ class EstimateResult:
     score: str
     options: dict = attrs.field(factory=dict)
 
-    # ------------------------------------------------------------ counts
-    @property
-    def n_groups(self) -> int:
-        """Number of groups (1 when ungrouped)."""
-        return self.ties.n_segments
-
-    @property
-    def n_pos(self) -> np.ndarray:
-        """Positives per group."""
-        return self.ties.n_pos
-
-    @property
-    def n_neg(self) -> np.ndarray:
-        """Negatives per group."""
-        return self.ties.n_neg
-
     @property
     def estimate(self) -> float:
         """The estimate as a float, for an ungrouped result with one estimator."""
@@ -110,17 +121,13 @@ class EstimateResult:
 
     def _frame_polars(self) -> pl.DataFrame:
         groups, ests = self._long_index()
-        n_pos, n_neg = self.n_pos[groups], self.n_neg[groups]
-        total = n_pos + n_neg
-        with np.errstate(invalid="ignore", divide="ignore"):
-            prevalence = np.where(total > 0, n_pos / np.maximum(total, 1), np.nan)
         body = pl.DataFrame(
             {
                 "estimator": np.asarray(self.estimators, dtype=object)[ests].tolist(),
                 "estimate": self.estimates[groups, ests],
-                "n_pos": n_pos,
-                "n_neg": n_neg,
-                "prevalence": prevalence,
+                "n_pos": self.n_pos[groups],
+                "n_neg": self.n_neg[groups],
+                "prevalence": self.prevalence[groups],
                 "note": pl.Series([self.notes[g] for g in groups], dtype=pl.String),
                 "n_missing": self.keys["n_missing"].to_numpy()[groups],
             }

@@ -33,8 +33,12 @@ def evaluate(ties: TieTable, registry: Mapping[str, Estimator], names: Sequence[
         return out
     usable = ties if ok.all() else ties.take(np.flatnonzero(ok))
     for j, name in enumerate(names):
+        estimator = registry[name]
+        # estimators that read the negatives only between positive rows take
+        # the collapsed table (a deferred table then never merges its classes)
+        table = usable.collapsed() if getattr(estimator, "negative_runs_invariant", False) else usable
         with np.errstate(all="ignore"):
-            out[ok, j] = registry[name](usable)
+            out[ok, j] = estimator(table)
     return out
 
 

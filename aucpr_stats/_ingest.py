@@ -15,7 +15,8 @@ import numpy as np
 import polars as pl
 
 from . import _frames
-from ._ties import TieTable, tie_table_from_class_buffers, tie_table_from_rows
+from ._class_sort import PARALLEL_MIN_ROWS, pivots_from_sample, sort_classes
+from ._ties import TieTable, tie_table_from_rows
 from ._validate import SCORE_KEY, ColumnSpec
 from .exceptions import InputError, InputTypeError, MissingValueError, OutcomeError
 
@@ -218,9 +219,15 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
         # of (group, score) in tie_table_from_rows; no multi-column sort
         tie_q = [rows.select(*keys_by, _S, _Y)]
     else:
-        # one segment: the scores of each class, unsorted; numpy value-sorts
-        # them (several times cheaper than sorting rows, see tie_table_from_classes)
-        tie_q = [rows.filter(pl.col(_Y)).select(_S), rows.filter(~pl.col(_Y)).select(_S)]
+        # one segment: the scores of each class in a few ranges of values (one
+        # per thread), unsorted; numpy value-sorts each range in its own thread
+        # (several times cheaper than sorting rows), see _class_sort
+        threads = _sort_threads(data)
+        pivots = _score_pivots(rows, data, threads) if threads > 1 else np.empty(0)
+        threads = pivots.size + 1
+        tie_q = []
+        for in_range in _value_ranges(pl.col(_S), pivots):
+            tie_q += [rows.filter(pl.col(_Y) & in_range).select(_S), rows.filter(~pl.col(_Y) & in_range).select(_S)]
 
     stats, level_stats, keys, *tie_rows = pl.collect_all(
         [stats_q, levels_q, keys_q, *tie_q], engine="streaming" if streaming else "auto"
@@ -246,22 +253,57 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
             group = frame[_G].to_numpy()
         ties = tie_table_from_rows(group, frame[_S].to_numpy(), frame[_Y].to_numpy(), keys.height)
     else:
-        # the builder value-sorts each class into numpy-owned memory, freed as
-        # soon as it is placed in the table
-        ties = tie_table_from_class_buffers(_class_scores(tie_rows))
+        # each range of each class is copied into its place in one numpy buffer
+        # per class and sorted there; the merged table is built only if read
+        pos_parts = [_chunks(frame) for frame in tie_rows[0::2]]
+        neg_parts = [_chunks(frame) for frame in tie_rows[1::2]]
+        del tie_rows
+        ties = TieTable.deferred(sort_classes(pos_parts, neg_parts, threads=threads))
     # --- end of the tie-table step ---
     if spec.multi_score:
         keys = keys.with_columns(pl.col(_K).cast(pl.String)).rename({_K: SCORE_KEY})
     return Ingested(ties=ties, keys=keys.drop("n_rows"), spec=spec, kind=kind)
 
 
-def _class_scores(frames: list[pl.DataFrame]) -> list[np.ndarray]:
-    """The score column of each frame copied once into numpy-owned memory (sortable in place, freed early)."""
-    out = []
-    while frames:
-        chunks = [chunk.to_numpy() for chunk in frames.pop(0)[_S].get_chunks()]
-        out.append(np.concatenate(chunks) if chunks else np.empty(0))
-    return out
+def _chunks(frame: pl.DataFrame) -> list[np.ndarray]:
+    """The score column of a collected frame as numpy views of its chunks (no copy)."""
+    return [chunk.to_numpy() for chunk in frame[_S].get_chunks()]
+
+
+def _sort_threads(data: Any) -> int:
+    """Threads for the per-class sorts: polars' pool size, for in-memory data of at least a million rows.
+
+    A LazyFrame would be evaluated twice (once for the sample of pivots), so
+    it is sorted in one range.
+    """
+    if isinstance(data, pl.DataFrame):
+        n = data.height
+    elif _frames._is_pandas_frame(data):
+        n = len(data)
+    else:
+        return 1
+    if n < PARALLEL_MIN_ROWS:
+        return 1
+    return max(1, min(pl.thread_pool_size(), 16))
+
+
+def _score_pivots(rows: pl.LazyFrame, data: Any, threads: int) -> np.ndarray:
+    """Pivots splitting the scores into ``threads`` ranges of similar size, from a sample of 4096 per range."""
+    n = data.height if isinstance(data, pl.DataFrame) else len(data)
+    step = max(n // (4096 * threads), 1)
+    sample = rows.select(pl.col(_S).gather_every(step), pl.col(_Y).gather_every(step)).collect()
+    return pivots_from_sample(sample[_S].to_numpy(), sample[_Y].fill_null(False).to_numpy(), threads)
+
+
+def _value_ranges(score: pl.Expr, pivots: np.ndarray) -> list[pl.Expr]:
+    """One condition per range of values cut at the pivots; a score equal to a pivot goes to the upper range."""
+    if pivots.size == 0:
+        return [pl.lit(True)]
+    edges = [float(p) for p in pivots]
+    ranges = [score < edges[0]]
+    ranges += [(score >= lo) & (score < hi) for lo, hi in zip(edges[:-1], edges[1:])]
+    ranges.append(score >= edges[-1])
+    return ranges
 
 
 def _integer_like(dtype: pl.DataType) -> bool:

@@ -20,18 +20,16 @@ from __future__ import annotations
 
 import functools
 
-import attrs
 import numpy as np
 
 __all__ = ["TieTable", "tie_table_from_sorted", "tie_table_from_classes", "tie_table_from_class_buffers",
-           "tie_table_from_rows"]
+           "tie_table_from_rows", "merge_sorted_classes"]
 
 
 def _as_int64(values) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
-@attrs.frozen(eq=False)
 class TieTable:
     """Distinct scores per segment, descending, with positive and negative counts.
 
@@ -44,25 +42,121 @@ class TieTable:
     offsets : ndarray of int64, shape (n_segments + 1,)
         Segment ``k`` occupies rows ``offsets[k]:offsets[k+1]``. Empty
         segments (no rows) are allowed.
+
+    Notes
+    -----
+    A one-segment table may also be *deferred* (:meth:`deferred`): it holds
+    the scores of each class, sorted, and merges them into the arrays above
+    only when they are first read. Statistics that depend on the negatives
+    only through their counts between consecutive positive rows (average
+    precision, the trapezoid estimators, A') read :meth:`collapsed` instead,
+    a table with one row per run of negatives, whose size is of the order of
+    the number of distinct positive scores. The arrays are never modified in
+    place once built.
     """
 
-    score: np.ndarray = attrs.field(converter=lambda a: np.ascontiguousarray(a, dtype=np.float64))
-    pos: np.ndarray = attrs.field(converter=_as_int64)
-    neg: np.ndarray = attrs.field(converter=_as_int64)
-    offsets: np.ndarray = attrs.field(converter=_as_int64)
+    def __init__(self, score, pos, neg, offsets) -> None:
+        self._set_arrays(np.ascontiguousarray(score, dtype=np.float64), _as_int64(pos), _as_int64(neg),
+                         _as_int64(offsets))
+        self._source = None
+        self._collapsed = None
 
-    def __attrs_post_init__(self) -> None:
-        n = self.score.shape[0]
-        if self.pos.shape != (n,) or self.neg.shape != (n,):
+    def _set_arrays(self, score, pos, neg, offsets) -> None:
+        n = score.shape[0]
+        if score.ndim != 1 or pos.shape != (n,) or neg.shape != (n,):
             raise ValueError("`score`, `pos` and `neg` must be 1-D arrays of one length")
-        if self.offsets.ndim != 1 or self.offsets.size < 1 or self.offsets[0] != 0 or self.offsets[-1] != n:
+        if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or offsets[-1] != n:
             raise ValueError("`offsets` must start at 0 and end at the number of rows")
+        self._score, self._pos, self._neg, self._offsets = score, pos, neg, offsets
+
+    @classmethod
+    def deferred(cls, source) -> "TieTable":
+        """A one-segment table merged from ``source`` only when its arrays are read.
+
+        ``source`` (see :class:`aucpr_stats._class_sort.SortedClasses`) has
+        ``n_pos`` and ``n_neg`` (ints), ``full_table()`` and
+        ``collapsed_table()`` (both returning eager :class:`TieTable`).
+        """
+        table = cls.__new__(cls)
+        table._score = table._pos = table._neg = table._offsets = None
+        table._source = source
+        table._collapsed = None
+        return table
+
+    def _materialise(self) -> None:
+        if self._score is None:
+            full = self._source.full_table()
+            self._set_arrays(full._score, full._pos, full._neg, full._offsets)
+            self._source = None  # the merged arrays replace the sorted classes
+
+    @property
+    def is_deferred(self) -> bool:
+        """True while the arrays of a deferred table have not been merged yet."""
+        return self._score is None
+
+    @property
+    def score(self) -> np.ndarray:
+        self._materialise()
+        return self._score
+
+    @property
+    def pos(self) -> np.ndarray:
+        self._materialise()
+        return self._pos
+
+    @property
+    def neg(self) -> np.ndarray:
+        self._materialise()
+        return self._neg
+
+    @property
+    def offsets(self) -> np.ndarray:
+        self._materialise()
+        return self._offsets
+
+    def positive_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Positive count, true positives and false positives at each row holding positives.
+
+        For a one-segment table, in descending order of score: the rows with
+        ``pos > 0``, their count, and the running counts of positives and of
+        negatives down to the bottom of each (ties admitted together). A
+        deferred table reads them off its sorted classes without merging.
+        """
+        if self._score is None:
+            return self._source.positive_rows()
+        if self.n_segments != 1:
+            raise ValueError("positive_rows() needs a one-segment table")
+        rows = np.flatnonzero(self._pos > 0)  # (a boolean mask scans about twice as fast as int64)
+        count = self._pos[rows]
+        return count, np.cumsum(count), np.cumsum(self._neg)[rows]
+
+    def collapsed(self) -> "TieTable":
+        """The table with every run of negative-only rows merged into one row.
+
+        Within a segment, consecutive rows without positives become one row
+        holding their negatives (at the lowest of their scores). The true and
+        false positive counts at every row holding positives, and at the last
+        row before each, are unchanged; so is every statistic that reads the
+        negatives only through those counts. A deferred table builds it from
+        the sorted classes without merging them (size of the order of the
+        distinct positive scores); an eager table is returned as it is.
+        """
+        if self._score is not None:
+            return self
+        if self._collapsed is None:
+            self._collapsed = self._source.collapsed_table()
+        return self._collapsed
+
+    def __repr__(self) -> str:
+        if self.is_deferred:
+            return f"TieTable(deferred, n_pos={self._source.n_pos}, n_neg={self._source.n_neg})"
+        return f"TieTable(n_segments={self.n_segments}, n_rows={self.n_rows})"
 
     # ------------------------------------------------------------------ shape
     @property
     def n_segments(self) -> int:
         """Number of segments (groups, or group x replicate)."""
-        return self.offsets.size - 1
+        return 1 if self._score is None else self._offsets.size - 1
 
     @property
     def n_rows(self) -> int:
@@ -109,11 +203,15 @@ class TieTable:
     @functools.cached_property
     def n_pos(self) -> np.ndarray:
         """Positives per segment."""
+        if self._score is None:
+            return np.array([self._source.n_pos], dtype=np.int64)
         return self.segment_sum(self.pos)
 
     @functools.cached_property
     def n_neg(self) -> np.ndarray:
         """Negatives per segment."""
+        if self._score is None:
+            return np.array([self._source.n_neg], dtype=np.int64)
         return self.segment_sum(self.neg)
 
     def tp(self) -> np.ndarray:
@@ -261,10 +359,41 @@ def tie_table_from_class_buffers(buffers: list[np.ndarray]) -> TieTable:
     that the sorted values are freed as soon as they are placed in the table
     (a lower peak memory when the caller keeps no other reference).
     """
-    neg_values, neg_counts = _distinct_ascending(_sorted(buffers.pop(), True))
-    pos_values, pos_counts = _distinct_ascending(_sorted(buffers.pop(), True))
+    neg_sorted = _sorted(buffers.pop(), True)
+    pos_sorted = _sorted(buffers.pop(), True)
+    return merge_sorted_classes(pos_sorted, neg_sorted)
+
+
+def merge_sorted_classes(pos_sorted: np.ndarray, neg_sorted: np.ndarray,
+                         neg_below: np.ndarray | None = None) -> TieTable:
+    """The one-segment tie table of two ascending score arrays, one per class.
+
+    Parameters
+    ----------
+    pos_sorted, neg_sorted : ndarray of float64
+        Scores of the positives and of the negatives, each sorted ascending.
+    neg_below : ndarray of int, optional
+        For every element of ``pos_sorted``, the number of negatives below it
+        (``searchsorted(neg_sorted, pos_sorted, side="left")``), when the
+        caller has it already.
+
+    Returns
+    -------
+    TieTable
+        The distinct scores of both classes, descending, with their counts.
+        Each class is reduced to distinct values with counts, and the two
+        runs are merged by counting, for every distinct positive value, the
+        distinct negative values below it: that count plus the value's own
+        rank is its place in the merged table.
+    """
+    pos_values, pos_counts = _distinct_ascending(pos_sorted)
+    neg_values, neg_counts = _distinct_ascending(neg_sorted)
     n_a, n_b = pos_values.size, neg_values.size
-    below = np.searchsorted(neg_values, pos_values, side="left")  # negative values < each positive value
+    if neg_below is not None and neg_counts is None:
+        # every negative value is distinct: elements below = distinct values below
+        below = np.asarray(neg_below if pos_counts is None else neg_below[_run_starts(pos_sorted)], dtype=np.int64)
+    else:
+        below = np.searchsorted(neg_values, pos_values, side="left")  # negative values < each positive value
     if n_b:
         shared = neg_values[np.minimum(below, n_b - 1)] == pos_values  # value present in both classes
     else:
@@ -299,6 +428,13 @@ def tie_table_from_class_buffers(buffers: list[np.ndarray]) -> TieTable:
     neg = np.zeros(m, dtype=np.int64)
     neg[neg_slot] = 1 if neg_counts is None else neg_counts[::-1]
     return TieTable(score, pos, neg, np.array([0, m]))
+
+
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Index of the first element of every run of equal values in a sorted array."""
+    if values.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
 
 
 def _descending_key(score: np.ndarray) -> np.ndarray:
@@ -390,3 +526,14 @@ def _tie_table_from_grouped_rows(score: np.ndarray, positive: np.ndarray, row_of
     # runs of group k: those starting in rows [row_offsets[k], row_offsets[k+1])
     offsets = np.searchsorted(starts, row_offsets)
     return TieTable(score[starts], pos, size - pos, offsets)
+
+
+def negative_runs_invariant(estimator):
+    """Mark an estimator that reads the negatives only through their counts between positive rows.
+
+    Such an estimator gives the same value on :meth:`TieTable.collapsed`
+    (checked for every marked estimator in the tests), so the engine hands it
+    the collapsed table, which a deferred table builds without merging.
+    """
+    estimator.negative_runs_invariant = True
+    return estimator

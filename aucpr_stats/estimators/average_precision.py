@@ -41,24 +41,19 @@ def average_precision(ties: TieTable) -> np.ndarray:
     >>> float(average_precision(t)[0])  # (1/1 + 2/3) / 2
     0.8333333333333333
     """
-    pos, neg = ties.pos, ties.neg
     # Only rows holding positives contribute; every positive of a row shares
     # the precision TP / (TP + FP) counted down to the bottom of its tie block.
-    # Work on those rows alone: TP is the running sum of their counts, and FP
-    # the negatives in all rows up to each of them (the negatives between
-    # consecutive positive rows, summed by reduceat), so no full-length
-    # cumulative sum is materialised.
-    rows = np.flatnonzero(pos > 0)  # (a boolean mask scans about twice as fast as int64)
-    weight = pos[rows]
-    tp = np.cumsum(weight)
-    if rows.size:
-        between = np.add.reduceat(neg, rows)  # neg[rows[k]:rows[k+1]]
-        fp = neg[: rows[0]].sum() + (np.cumsum(between) - between) + neg[rows]
-    else:
-        fp = np.zeros(0, dtype=np.int64)
     if ties.n_segments == 1:
+        weight, tp, fp = ties.positive_rows()
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.array([np.sum(weight * (tp / (tp + fp))) / weight.sum()])
+    # many segments: TP is the running sum of the positive counts of those
+    # rows, FP the running sum of the negatives of all rows, read at those rows
+    pos, neg = ties.pos, ties.neg
+    rows = np.flatnonzero(pos > 0)
+    weight = pos[rows]
+    tp = np.cumsum(weight)
+    fp = np.cumsum(neg)[rows]
     # the running sums cross segments: subtract the counts of earlier segments
     n_pos, n_neg = ties.segment_sum(pos), ties.segment_sum(neg)
     segment = np.searchsorted(ties.offsets, rows, side="right") - 1

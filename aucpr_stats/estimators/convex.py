@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable
+from .._ties import TieTable, negative_runs_invariant
 from ._pr_points import pr_point_counts
 from ._runs import pairwise_area, runs_of
 
@@ -106,6 +106,7 @@ def _finish_with_monotone_chain(index, x, y, is_end, is_first) -> np.ndarray:
     return index[keep]
 
 
+@negative_runs_invariant
 def interpolated_convex(ties: TieTable) -> np.ndarray:
     r"""Interpolated AUCPR through the ROC convex hull (the achievable PR curve).
 

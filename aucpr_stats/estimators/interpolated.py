@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable
+from .._ties import TieTable, negative_runs_invariant
 from ._runs import pairwise_area, recall_runs
 
 __all__ = ["interpolated_max", "interpolated_mean", "interpolated_median"]
@@ -25,6 +25,7 @@ def _interpolated(ties: TieTable, summary: str) -> np.ndarray:
     return pairwise_area(runs.recall, precision, precision, runs.offsets, "dg")
 
 
+@negative_runs_invariant
 def interpolated_max(ties: TieTable) -> np.ndarray:
     r"""Interpolated AUCPR through the largest precision at each distinct recall.
 

@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._ties import TieTable
+from .._ties import TieTable, negative_runs_invariant
 
 __all__ = [
     "a_prime",
@@ -59,6 +59,7 @@ def _class_counts(ties: TieTable):
     return neg_below, pos_above, n_pos, n_neg, neg_total, pos_total
 
 
+@negative_runs_invariant
 def a_prime(ties: TieTable) -> np.ndarray:
     r"""A', the ROC AUC with ties counted one half, per segment.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable
+from .._ties import TieTable, negative_runs_invariant
 
 __all__ = ["threshold_trapezoid", "threshold_trapezoid_contributions"]
 
@@ -60,6 +60,7 @@ def threshold_trapezoid_contributions(ties: TieTable) -> np.ndarray:
     return 0.5 * (precision + before)
 
 
+@negative_runs_invariant
 def threshold_trapezoid(ties: TieTable) -> np.ndarray:
     r"""AUCPR by the trapezoid rule over the PR points of all thresholds (the addendum).
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable
+from .._ties import TieTable, negative_runs_invariant
 from ._runs import pairwise_area, recall_runs
 
 __all__ = ["lower_trapezoid", "upper_trapezoid"]
 
 
+@negative_runs_invariant
 def lower_trapezoid(ties: TieTable) -> np.ndarray:
     r"""Lower trapezoid estimate of AUCPR for each segment of a tie table.
 
@@ -48,6 +49,7 @@ def lower_trapezoid(ties: TieTable) -> np.ndarray:
     return pairwise_area(runs.recall, runs.p_min, runs.p_max, runs.offsets, "trapezoid")
 
 
+@negative_runs_invariant
 def upper_trapezoid(ties: TieTable) -> np.ndarray:
     r"""Upper trapezoid estimate of AUCPR for each segment of a tie table.
 

@@ -1,0 +1,192 @@
+"""Ungrouped tie tables from per-class sorts: ranges sorted in parallel, deferred merge, collapsed rows.
+
+Oracles: numpy's own sort and searchsorted on the whole arrays, the brute-force
+tie table of test_ties, and a row-by-row collapse of the full table written
+here from the definition (consecutive rows without positives become one row).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import average_precision_score
+
+import aucpr_stats
+from aucpr_stats import _ingest
+from aucpr_stats._class_sort import pivots_from_sample, rank_among, sort_classes
+from aucpr_stats._ties import TieTable, tie_table_from_classes
+from aucpr_stats.estimators import PR_ESTIMATORS
+from aucpr_stats.estimators.roc import ROC_ESTIMATORS
+
+from .test_ties import _scores, brute_force_tie_table, rows_of
+
+ALL_ESTIMATORS = {**PR_ESTIMATORS, **ROC_ESTIMATORS}
+INVARIANT = [name for name, fn in ALL_ESTIMATORS.items() if getattr(fn, "negative_runs_invariant", False)]
+
+_labelled = st.lists(st.tuples(_scores, st.booleans()), min_size=0, max_size=60)
+
+
+def _split(scores, labels, pivots, rng):
+    """Per range of values (cut at ``pivots``, a pivot going up), each class's scores as random chunks."""
+    where = np.searchsorted(np.asarray(pivots, dtype=float), scores, side="right")
+    pos_parts, neg_parts = [], []
+    for k in range(len(pivots) + 1):
+        for parts, cls in ((pos_parts, True), (neg_parts, False)):
+            values = rng.permutation(scores[(where == k) & (labels == cls)])
+            cuts = np.sort(rng.integers(0, values.size + 1, size=rng.integers(0, 4)))
+            parts.append(np.split(values, cuts))
+    return pos_parts, neg_parts
+
+
+def brute_force_collapse(table: TieTable) -> list[tuple[float, int, int]]:
+    """One-segment table rows with every run of negative-only rows merged (lowest score kept)."""
+    out: list[list] = []
+    for score, pos, neg in rows_of(table)[0]:
+        if pos == 0 and out and out[-1][1] == 0:
+            out[-1][0], out[-1][2] = score, out[-1][2] + neg
+        else:
+            out.append([score, pos, neg])
+    return [tuple(r) for r in out]
+
+
+def _pivots_among(scores, draw_index):
+    values = np.unique(scores)
+    if values.size == 0:
+        return []
+    return sorted({float(values[i % values.size]) for i in draw_index})
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=_labelled, pivot_index=st.lists(st.integers(0, 1000), max_size=3), threads=st.sampled_from([1, 3]),
+       seed=st.integers(0, 2**32 - 1))
+def test_sorted_ranges_match_one_sort_and_brute_force(data, pivot_index, threads, seed):
+    scores = np.array([r[0] for r in data], dtype=float)
+    labels = np.array([r[1] for r in data], dtype=bool)
+    # pivots at data values: tied scores equal to a pivot must all land in the upper range
+    pivots = _pivots_among(scores, pivot_index)
+    pos_parts, neg_parts = _split(scores, labels, pivots, np.random.default_rng(seed))
+    classes = sort_classes(pos_parts, neg_parts, threads=threads)
+    np.testing.assert_array_equal(classes.pos, np.sort(scores[labels]))
+    np.testing.assert_array_equal(classes.neg, np.sort(scores[~labels]))
+    np.testing.assert_array_equal(classes.neg_below, np.searchsorted(np.sort(scores[~labels]), classes.pos))
+
+    deferred = TieTable.deferred(classes)
+    assert deferred.n_pos.tolist() == [labels.sum()] and deferred.n_neg.tolist() == [(~labels).sum()]
+    collapsed = deferred.collapsed()
+    assert deferred.is_deferred  # counts and the collapsed rows never merge the classes
+    full = tie_table_from_classes(scores[labels], scores[~labels])
+    # a run of negatives crossing a range boundary may stay split: collapse the result once more
+    assert brute_force_collapse(collapsed) == brute_force_collapse(full)
+    assert np.all(np.diff(collapsed.score) < 0)
+    if len(pivots) == 0:
+        assert rows_of(collapsed)[0] == brute_force_collapse(full)
+    # the merged table, built on first read
+    zeros = np.zeros(scores.size, dtype=np.int64)
+    assert rows_of(deferred) == brute_force_tie_table(zeros, scores, labels, 1)
+    assert not deferred.is_deferred
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=_labelled)
+def test_positive_rows_of_deferred_and_merged_tables_are_identical(data):
+    scores = np.array([r[0] for r in data], dtype=float)
+    labels = np.array([r[1] for r in data], dtype=bool)
+    classes = sort_classes([[scores[labels]]], [[scores[~labels]]])
+    deferred = TieTable.deferred(classes)
+    merged = classes.full_table()
+    for a, b in zip(deferred.positive_rows(), merged.positive_rows()):
+        np.testing.assert_array_equal(a, b)
+    if labels.any() and (~labels).any():
+        # bit for bit: the same arrays in the same order
+        assert PR_ESTIMATORS["average_precision"](deferred)[0] == PR_ESTIMATORS["average_precision"](merged)[0]
+        assert deferred.is_deferred
+
+
+@pytest.mark.parametrize("name", INVARIANT)
+@settings(max_examples=80, deadline=None)
+@given(data=_labelled)
+def test_marked_estimators_do_not_see_the_collapse(name, data):
+    scores = np.array([r[0] for r in data] + [0.0, 0.0], dtype=float)
+    labels = np.array([r[1] for r in data] + [True, False], dtype=bool)
+    full = tie_table_from_classes(scores[labels], scores[~labels])
+    rows = brute_force_collapse(full)
+    collapsed = TieTable([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [0, len(rows)])
+    deferred = TieTable.deferred(sort_classes([[scores[labels]]], [[scores[~labels]]]))
+    expected = ALL_ESTIMATORS[name](full)[0]
+    assert ALL_ESTIMATORS[name](collapsed)[0] == pytest.approx(expected, abs=1e-12)
+    assert ALL_ESTIMATORS[name](deferred.collapsed())[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_unmarked_estimators_do_depend_on_the_negative_runs():
+    # the marks are not vacuous: the mean and median of the precisions within a
+    # recall level change when the negatives of a run are merged
+    full = TieTable([4.0, 3.0, 2.0, 1.0], [1, 0, 0, 1], [0, 1, 1, 1], [0, 4])
+    collapsed = TieTable([4.0, 2.0, 1.0], [1, 0, 1], [0, 2, 1], [0, 3])
+    for name in ("interpolated_mean", "interpolated_median"):
+        assert name not in INVARIANT
+        assert ALL_ESTIMATORS[name](full)[0] != pytest.approx(ALL_ESTIMATORS[name](collapsed)[0])
+
+
+def test_rank_among_by_blocks_matches_searchsorted():
+    rng = np.random.default_rng(3)
+    haystack = np.sort(np.round(rng.standard_normal(200_000), 2))
+    needles = np.sort(np.concatenate([np.round(rng.standard_normal(60_000), 2), [-9.0, 9.0]]))
+    np.testing.assert_array_equal(rank_among(haystack, needles, block=512),
+                                  np.searchsorted(haystack, needles, side="left"))
+
+
+def test_pivots_balance_the_work_and_skip_non_finite_values():
+    rng = np.random.default_rng(0)
+    score = rng.standard_normal(20_000)
+    positive = score > 1.0  # positives weigh more: the pivot moves up
+    pivots = pivots_from_sample(np.append(score, [np.nan, np.inf]), np.append(positive, [True, True]), 2)
+    assert pivots.size == 1 and np.isfinite(pivots).all()
+    weight = np.where(positive, 4.0, 1.0)
+    assert weight[score < pivots[0]].sum() == pytest.approx(weight.sum() / 2, rel=0.01)
+    assert pivots_from_sample(np.ones(100), np.zeros(100, dtype=bool), 4).size <= 1  # ties: one distinct pivot
+    assert pivots_from_sample(score[:3], positive[:3], 4).size == 0
+
+
+@pytest.fixture
+def parallel_from_small_sizes(monkeypatch):
+    """Take the multi-range, multi-thread path from 2,000 rows on, with 3 ranges."""
+    monkeypatch.setattr(_ingest, "PARALLEL_MIN_ROWS", 2_000)
+    monkeypatch.setattr(_ingest.pl, "thread_pool_size", lambda: 3)
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_ingest_in_ranges_matches_sklearn_and_the_single_range_path(parallel_from_small_sizes, decimals):
+    rng = np.random.default_rng(11)
+    y = rng.random(30_000) < 0.2
+    s = rng.standard_normal(y.size) + y
+    if decimals is not None:
+        s = np.round(s, decimals)  # heavy ties, also at the pivots
+    frame = pl.DataFrame({"y": y, "s": s})
+    ranged = aucpr_stats.aucpr(frame, "y", "s", estimator="all")
+    single = aucpr_stats.aucpr(frame.lazy(), "y", "s", estimator="all")  # a LazyFrame: one range
+    from_pandas = aucpr_stats.aucpr(frame.to_pandas(), "y", "s", estimator="average_precision")
+    assert from_pandas.ties.is_deferred  # average precision alone never merges the classes
+    assert from_pandas.ties._source.pos_at.size - 1 == 3  # three ranges were sorted
+    assert not ranged.ties.is_deferred  # binormal, say, reads the merged table
+    assert ranged.to_frame()["estimate"].to_list() == pytest.approx(single.to_frame()["estimate"].to_list(), abs=1e-12)
+    expected = average_precision_score(y, s)
+    assert ranged.to_frame().filter(pl.col("estimator") == "average_precision")["estimate"][0] == pytest.approx(
+        expected, abs=1e-12)
+    assert from_pandas.estimate == pytest.approx(expected, abs=1e-12)
+    # the merged tables agree row for row
+    for a, b in zip((ranged.ties.score, ranged.ties.pos, ranged.ties.neg), (single.ties.score, single.ties.pos, single.ties.neg)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_ingest_in_ranges_still_reports_bad_scores(parallel_from_small_sizes):
+    s = np.linspace(0, 1, 5_000)
+    s[[10, 4000]] = np.nan
+    frame = pl.DataFrame({"y": np.arange(s.size) % 3 == 0, "s": s})
+    with pytest.raises(aucpr_stats.MissingValueError, match="2 of 5000 rows"):
+        aucpr_stats.aucpr(frame, "y", "s")
+    dropped = aucpr_stats.aucpr(frame, "y", "s", missing="drop", estimator="average_precision")
+    keep = ~np.isnan(s)
+    assert dropped.estimate == pytest.approx(average_precision_score(frame["y"].to_numpy()[keep], s[keep]), abs=1e-12)

@@ -170,7 +170,10 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
         n_min_max=((levels == levels.min()) | (levels == levels.max())).sum(),
         n_positive=coding.filter(~y_missing).sum(),
     )
+    # a boolean outcome has its levels in its count of True values (no query of its own)
+    boolean_outcome = y_type == pl.Boolean
     stats_q = lf.select(
+        **({"n_true": pl.col(spec.outcome).sum().cast(pl.Int64)} if boolean_outcome else {}),
         n_rows=pl.len(),
         y_missing=y_missing.sum(),
         row_missing=row_missing.sum(),
@@ -199,8 +202,8 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
             .agg(n_missing=missing_expr.sum(), n_rows=pl.len())
             .sort(keys_by, nulls_last=True)
         )
-    else:
-        keys_q = rows.select(n_missing=missing_expr.sum(), n_rows=pl.len())
+    else:  # one group: its counts are in the statistics query
+        keys_q = None
     if spec.missing == "drop":
         rows = rows.filter(~missing_expr)
 
@@ -229,11 +232,23 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
         for in_range in _value_ranges(pl.col(_S), pivots):
             tie_q += [rows.filter(pl.col(_Y) & in_range).select(_S), rows.filter(~pl.col(_Y) & in_range).select(_S)]
 
-    stats, level_stats, keys, *tie_rows = pl.collect_all(
-        [stats_q, levels_q, keys_q, *tie_q], engine="streaming" if streaming else "auto"
-    )
-    stats = stats.row(0, named=True) | level_stats.row(0, named=True)
-    if stats["n_rows"] and stats["y_min"] is not None and stats["n_min_max"] == stats["n_rows"] - stats["y_missing"]:
+    queries = [stats_q] + ([] if boolean_outcome else [levels_q]) + ([keys_q] if keys_by else []) + tie_q
+    stats, *rest = pl.collect_all(queries, engine="streaming" if streaming else "auto")
+    stats = stats.row(0, named=True)
+    if not boolean_outcome:
+        stats |= rest.pop(0).row(0, named=True)
+    if keys_by:
+        keys = rest.pop(0)
+    else:
+        keys = pl.DataFrame({"n_missing": [stats["row_missing"]], "n_rows": [stats["n_rows"]]})
+    tie_rows = rest
+    del rest
+    if boolean_outcome:
+        n_valid, n_true = stats["n_rows"] - stats["y_missing"], stats["n_true"] or 0
+        stats["levels"] = [level for level, count in ((False, n_valid - n_true), (True, n_true)) if count]
+        stats["n_levels"] = len(stats["levels"])
+        stats["n_positive"] = n_true if bool(positive_level) else n_valid - n_true
+    elif stats["n_rows"] and stats["y_min"] is not None and stats["n_min_max"] == stats["n_rows"] - stats["y_missing"]:
         # every outcome is its minimum or its maximum: at most two levels
         stats["levels"] = sorted({stats["y_min"], stats["y_max"]})
         stats["n_levels"] = len(stats["levels"])

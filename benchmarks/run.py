@@ -344,6 +344,17 @@ def machine() -> str:
             f"load average at the start {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}")
 
 
+def cpu_steal() -> tuple[int, int]:
+    """(steal, total) CPU ticks since boot from /proc/stat: on a virtual machine, the time the
+    host gave our virtual CPUs to other guests. Timings taken while it is high are inflated."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(v) for v in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
 def _vm_total() -> int:
     with open("/proc/meminfo") as meminfo:
         return int(meminfo.readline().split()[1]) * 1024
@@ -393,6 +404,7 @@ def main(argv: list[str] | None = None) -> None:
     repeats = 2 if args.quick else args.repeats
     wanted = args.cases.split(",")
     started = time.perf_counter()
+    steal_start = cpu_steal()
     header = machine()
     print(header, flush=True)
 
@@ -451,8 +463,12 @@ def main(argv: list[str] | None = None) -> None:
                 path.unlink()
 
     load = os.getloadavg()
+    steal_end = cpu_steal()
+    steal = (steal_end[0] - steal_start[0]) / max(steal_end[1] - steal_start[1], 1)
     text = "\n".join([
         f"Machine: {header}.",
+        f"CPU time stolen by the host during the run (/proc/stat): {100 * steal:.0f}% "
+        "(above a few percent the timings are inflated, the parallel parts of ours most).",
         f"Load average at the end {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}; "
         f"{repeats} interleaved repeats (slow references at most 3), medians; total "
         f"{time.perf_counter() - started:.0f} s.",

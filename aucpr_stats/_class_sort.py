@@ -93,8 +93,10 @@ class SortedClasses:
         """The one-segment tie table with runs of negative-only rows merged (see :func:`collapsed_rows`).
 
         Built range by range (in parallel), from the highest range down; a
-        run of negatives that spans a range boundary stays split in two rows,
-        which changes none of the statistics the collapsed table serves.
+        run of negatives that spans a range boundary is joined afterwards, so
+        the rows are those of
+        :func:`aucpr_stats.intervals.bootstrap.collapse_negative_runs` applied
+        to the full table, whatever the number of ranges.
         """
         def piece(i: int):
             a, b, c, d = self.pos_at[i], self.pos_at[i + 1], self.neg_at[i], self.neg_at[i + 1]
@@ -102,6 +104,17 @@ class SortedClasses:
 
         pieces = _map(piece, range(self.pos_at.size - 1), self.threads)[::-1]
         score, pos, neg = (np.concatenate([p[k] for p in pieces]) for k in range(3))
+        # a run of negatives that crosses a range boundary came out as two rows:
+        # merge them into the lower one, so the table does not depend on the ranges
+        boundaries = np.unique(np.cumsum([p[0].size for p in pieces])[:-1])
+        split = boundaries[(boundaries > 0) & (boundaries < score.size)]
+        split = split[(pos[split - 1] == 0) & (pos[split] == 0)]
+        if split.size:
+            keep = np.ones(score.size, dtype=bool)
+            for b in split:  # top down: a run may cross several ranges holding only negatives
+                neg[b] += neg[b - 1]
+                keep[b - 1] = False
+            score, pos, neg = score[keep], pos[keep], neg[keep]
         return TieTable(score, pos, neg, [0, score.size])
 
 

@@ -34,9 +34,13 @@ def evaluate(ties: TieTable, registry: Mapping[str, Estimator], names: Sequence[
     usable = ties if ok.all() else ties.take(np.flatnonzero(ok))
     for j, name in enumerate(names):
         estimator = registry[name]
-        # estimators that read the negatives only between positive rows take
-        # the collapsed table (a deferred table then never merges its classes)
-        table = usable.collapsed() if getattr(estimator, "negative_runs_invariant", False) else usable
+        # estimators that read only the positive rows take a deferred table as
+        # it is; those that read the negatives only between positive rows take
+        # the collapsed table (either way a deferred table never merges)
+        if getattr(estimator, "positive_rows_only", False) or not getattr(estimator, "negative_runs_invariant", False):
+            table = usable
+        else:
+            table = usable.collapsed()
         with np.errstate(all="ignore"):
             out[ok, j] = estimator(table)
     return out

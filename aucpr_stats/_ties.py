@@ -533,7 +533,21 @@ def negative_runs_invariant(estimator):
 
     Such an estimator gives the same value on :meth:`TieTable.collapsed`
     (checked for every marked estimator in the tests), so the engine hands it
-    the collapsed table, which a deferred table builds without merging.
+    the collapsed table, which a deferred table builds without merging, and
+    the bootstrap resamples the collapsed table
+    (:data:`aucpr_stats.intervals.bootstrap.NEGATIVE_RUN_ESTIMATORS`).
     """
     estimator.negative_runs_invariant = True
     return estimator
+
+
+def positive_rows_only(estimator):
+    """Mark an estimator that reads a one-segment table only through :meth:`TieTable.positive_rows`.
+
+    It is also :func:`negative_runs_invariant`. The engine hands it a deferred
+    table as it is (the positive rows come straight from the sorted classes),
+    and the bootstrap merges each run of negatives into the next positive row
+    (:data:`aucpr_stats.intervals.bootstrap.POSITIVE_ROW_ESTIMATORS`).
+    """
+    estimator.positive_rows_only = True
+    return negative_runs_invariant(estimator)

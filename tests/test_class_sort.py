@@ -20,6 +20,7 @@ from aucpr_stats._class_sort import pivots_from_sample, rank_among, sort_classes
 from aucpr_stats._ties import TieTable, tie_table_from_classes
 from aucpr_stats.estimators import PR_ESTIMATORS
 from aucpr_stats.estimators.roc import ROC_ESTIMATORS
+from aucpr_stats.intervals.bootstrap import collapse_negative_runs
 
 from .test_ties import _scores, brute_force_tie_table, rows_of
 
@@ -78,11 +79,10 @@ def test_sorted_ranges_match_one_sort_and_brute_force(data, pivot_index, threads
     collapsed = deferred.collapsed()
     assert deferred.is_deferred  # counts and the collapsed rows never merge the classes
     full = tie_table_from_classes(scores[labels], scores[~labels])
-    # a run of negatives crossing a range boundary may stay split: collapse the result once more
-    assert brute_force_collapse(collapsed) == brute_force_collapse(full)
-    assert np.all(np.diff(collapsed.score) < 0)
-    if len(pivots) == 0:
-        assert rows_of(collapsed)[0] == brute_force_collapse(full)
+    # whatever the ranges: the rows of a row-by-row collapse, and of the bootstrap's eager collapse
+    assert rows_of(collapsed)[0] == brute_force_collapse(full)
+    if full.n_rows:
+        assert rows_of(collapsed) == rows_of(collapse_negative_runs(full))
     # the merged table, built on first read
     zeros = np.zeros(scores.size, dtype=np.int64)
     assert rows_of(deferred) == brute_force_tie_table(zeros, scores, labels, 1)
@@ -190,3 +190,20 @@ def test_ingest_in_ranges_still_reports_bad_scores(parallel_from_small_sizes):
     dropped = aucpr_stats.aucpr(frame, "y", "s", missing="drop", estimator="average_precision")
     keep = ~np.isnan(s)
     assert dropped.estimate == pytest.approx(average_precision_score(frame["y"].to_numpy()[keep], s[keep]), abs=1e-12)
+
+
+def test_bootstrap_of_one_group_does_not_depend_on_the_road_or_the_ranges(parallel_from_small_sizes):
+    # ungrouped (deferred table, three ranges) and grouped by a constant (merged table):
+    # the same reduced table, hence the same draws for the same seed
+    rng = np.random.default_rng(5)
+    y = rng.random(6_000) < 0.3
+    s = np.round(rng.standard_normal(y.size) + y, 2)
+    frame = pl.DataFrame({"y": y, "s": s, "g": np.zeros(y.size, dtype=np.int64)})
+    for estimator in ("average_precision", "lower_trapezoid"):
+        alone = aucpr_stats.aucpr(frame, "y", "s", estimator=estimator)
+        grouped = aucpr_stats.aucpr(frame, "y", "s", by="g", estimator=estimator)
+        a = alone.conf_int(method="bootstrap", n_boot=200, seed=3)
+        b = grouped.conf_int(method="bootstrap", n_boot=200, seed=3)
+        assert alone.ties.is_deferred  # the bootstrap read the collapsed table only
+        for column in ("lower", "upper", "se"):
+            assert a[column].to_list() == b[column].to_list()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable
+from .._ties import TieTable, positive_rows_only
 
 __all__ = ["average_precision"]
 
 
+@positive_rows_only
 def average_precision(ties: TieTable) -> np.ndarray:
     r"""Average precision of each segment of a tie table.
 

@@ -49,6 +49,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from .._ties import TieTable
+from ..estimators import PR_ESTIMATORS
 
 __all__ = [
     "DEFAULT_N_BOOT",
@@ -76,16 +77,17 @@ DEFAULT_CHUNK_ELEMENTS = 1 << 20
 #: run of negative-only rows into the next row with a positive changes neither
 #: the estimate nor, because multinomial counts aggregate, the bootstrap
 #: distribution. The bootstrap of these runs on the merged, smaller table.
-POSITIVE_ROW_ESTIMATORS = frozenset({"average_precision"})
+#: Read off the estimators' own marks (:func:`aucpr_stats._ties.positive_rows_only`).
+POSITIVE_ROW_ESTIMATORS = frozenset(
+    name for name, fn in PR_ESTIMATORS.items() if getattr(fn, "positive_rows_only", False))
 
 #: Estimators unchanged when each run of consecutive negative-only rows is
 #: collapsed into one row (:func:`collapse_negative_runs`); checked in the
 #: tests for every name listed here. The bootstrap of these runs on the
-#: collapsed table (about ``2 n`` rows for continuous scores).
-NEGATIVE_RUN_ESTIMATORS = frozenset({
-    "average_precision", "threshold_trapezoid", "lower_trapezoid", "upper_trapezoid", "interpolated_max",
-    "interpolated_convex",
-})
+#: collapsed table (about ``2 n`` rows for continuous scores). Read off the
+#: estimators' marks (:func:`aucpr_stats._ties.negative_runs_invariant`).
+NEGATIVE_RUN_ESTIMATORS = frozenset(
+    name for name, fn in PR_ESTIMATORS.items() if getattr(fn, "negative_runs_invariant", False))
 
 _TWO32 = np.uint64(1 << 32)
 _LOW32 = np.uint64(0xFFFFFFFF)

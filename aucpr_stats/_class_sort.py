@@ -234,23 +234,33 @@ def pivots_from_sample(score: np.ndarray, positive: np.ndarray, k: int) -> np.nd
     return np.unique(score[order][np.minimum(cut, score.size - 1)])
 
 
-def _fill(buffer: np.ndarray, chunks: Sequence[np.ndarray]) -> None:
+def _fill(buffer: np.ndarray, chunks: list[np.ndarray]) -> None:
+    """Copy ``chunks`` one after another into ``buffer``, emptying the list as it goes.
+
+    A chunk that views another library's memory (a polars column) is released
+    as soon as it is copied, so the two copies of the scores never coexist in
+    full.
+    """
     at = 0
-    for chunk in chunks:
+    chunks.reverse()
+    while chunks:
+        chunk = chunks.pop()
         buffer[at: at + chunk.size] = chunk
         at += chunk.size
+        del chunk
 
 
-def sort_classes(pos_parts: Sequence[Sequence[np.ndarray]], neg_parts: Sequence[Sequence[np.ndarray]],
+def sort_classes(pos_parts: Sequence[list[np.ndarray]], neg_parts: Sequence[list[np.ndarray]],
                  threads: int = 1) -> SortedClasses:
     """Sort the scores of each class, given in non-overlapping ranges of values, ascending.
 
     Parameters
     ----------
-    pos_parts, neg_parts : sequence (one per range, ascending ranges) of sequences of arrays
+    pos_parts, neg_parts : sequence (one per range, ascending ranges) of lists of arrays
         The positive / negative scores falling in each range, as chunks in
         any order. Every score of range ``i`` is below every score of range
-        ``i + 1``, and tied scores share a range.
+        ``i + 1``, and tied scores share a range. The lists are emptied as
+        their chunks are copied (each chunk is released once copied).
     threads : int
         Worker threads; range ``i`` is handled by one thread (copy into the
         class buffer, in-place sort, and the binary search of its positives

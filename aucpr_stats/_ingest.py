@@ -65,8 +65,10 @@ def _scans_files(data: Any) -> bool:
     """True for a LazyFrame whose plan reads files (CSV, Parquet, IPC, ...).
 
     Such a frame may be larger than memory, so the tie table is reduced in
-    polars' streaming engine. A LazyFrame over in-memory data takes the faster
-    in-memory path; both paths give the same table.
+    polars' streaming engine (to (keys, score) cells, or for one group with
+    mostly distinct scores to the scores of each class). A LazyFrame over
+    in-memory data takes the faster in-memory path; all paths give the same
+    table.
     """
     return isinstance(data, pl.LazyFrame) and "SCAN" in data.explain(optimized=False)
 
@@ -211,10 +213,13 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     row_schema = rows.collect_schema()
     integer_keys = all(_integer_like(row_schema[c]) for c in keys_by)
     streaming = _scans_files(data)
-    if streaming:
-        # a LazyFrame reading files may be larger than memory: the streaming engine reduces the
-        # rows to one cell per (keys, score) with its counts, so memory grows with
-        # the number of distinct scores, not of rows
+    # a LazyFrame reading files may be larger than memory: the streaming engine reduces the
+    # rows to one cell per (keys, score) with its counts, so memory grows with the number
+    # of distinct scores, not of rows. For one group whose scores are mostly distinct the
+    # cells save nothing, and the scores of each class (8 bytes a row) take less memory
+    # than polars' hash table of cells (several times that)
+    cells = streaming and (bool(keys_by) or not _mostly_distinct(rows))
+    if cells:
         tie_q = [rows.group_by([*keys_by, _S]).agg(pl.col(_Y).sum().alias(_P), pl.len().alias(_N))]
     elif keys_by:
         # rows in any order: each row's group index (numpy codes for integer,
@@ -258,7 +263,7 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
     _check_stats(stats, spec, lf, positive_level, s_infinite, y_missing, s_missing)
 
     keys = keys.with_columns(pl.col("n_missing").cast(pl.Int64))
-    if streaming:
+    if cells:
         ties = _ties_from_cells(keys, tie_rows[0], keys_by, spec)
     elif keys_by:
         frame = tie_rows[0]
@@ -283,6 +288,12 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
 def _chunks(frame: pl.DataFrame) -> list[np.ndarray]:
     """The score column of a collected frame as numpy views of its chunks (no copy)."""
     return [chunk.to_numpy() for chunk in frame[_S].get_chunks()]
+
+
+def _mostly_distinct(rows: pl.LazyFrame) -> bool:
+    """True when more than a quarter of the scores are distinct (HyperLogLog estimate, one streaming pass)."""
+    counts = rows.select(n=pl.len(), distinct=pl.col(_S).approx_n_unique()).collect(engine="streaming")
+    return 4 * counts["distinct"][0] > counts["n"][0]
 
 
 def _sort_threads(data: Any) -> int:

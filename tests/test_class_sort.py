@@ -38,7 +38,7 @@ def _split(scores, labels, pivots, rng):
         for parts, cls in ((pos_parts, True), (neg_parts, False)):
             values = rng.permutation(scores[(where == k) & (labels == cls)])
             cuts = np.sort(rng.integers(0, values.size + 1, size=rng.integers(0, 4)))
-            parts.append(np.split(values, cuts))
+            parts.append(list(np.split(values, cuts)))
     return pos_parts, neg_parts
 
 
@@ -207,3 +207,23 @@ def test_bootstrap_of_one_group_does_not_depend_on_the_road_or_the_ranges(parall
         assert alone.ties.is_deferred  # the bootstrap read the collapsed table only
         for column in ("lower", "upper", "se"):
             assert a[column].to_list() == b[column].to_list()
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_a_scanned_file_takes_cells_or_class_scores_by_how_distinct_the_scores_are(tmp_path, decimals):
+    rng = np.random.default_rng(8)
+    y = rng.random(20_000) < 0.15
+    s = rng.standard_normal(y.size) + y
+    if decimals is not None:
+        s = np.round(s, decimals)
+    frame = pl.DataFrame({"y": y, "s": s})
+    path = tmp_path / "scores.parquet"
+    frame.write_parquet(path)
+    scanned = aucpr_stats.aucpr(pl.scan_parquet(path), "y", "s", estimator="average_precision")
+    in_memory = aucpr_stats.aucpr(frame, "y", "s", estimator="average_precision")
+    # mostly distinct scores: the class scores (a deferred table); few: the streaming cells
+    assert scanned.ties.is_deferred == (decimals is None)
+    assert scanned.estimate == in_memory.estimate == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    for a, b in zip((scanned.ties.score, scanned.ties.pos, scanned.ties.neg),
+                    (in_memory.ties.score, in_memory.ties.pos, in_memory.ties.neg)):
+        np.testing.assert_array_equal(a, b)

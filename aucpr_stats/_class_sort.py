@@ -25,7 +25,7 @@ from typing import Sequence
 import attrs
 import numpy as np
 
-from ._ties import TieTable, _run_starts, merge_sorted_classes
+from ._ties import TieTable, distinct_ascending, merge_sorted_classes
 
 __all__ = ["SortedClasses", "sort_classes", "pivots_from_sample", "rank_among"]
 
@@ -78,16 +78,9 @@ class SortedClasses:
         positive value ``v``: TP = positives at or above ``v``, FP = negatives
         at or above ``v`` = ``n_neg - neg_below``; O(distinct positive scores).
         """
-        if self.pos.size > 1 and bool(np.any(self.pos[1:] == self.pos[:-1])):
-            starts = _run_starts(self.pos)
-            below = self.neg_below[starts][::-1]
-            count = np.diff(np.append(starts, self.pos.size))[::-1]
-        else:  # distinct positive scores: one row each
-            below = self.neg_below[::-1]
-            count = np.ones(self.pos.size, dtype=np.int64)
-        tp = np.cumsum(count)
-        fp = self.neg.size - below
-        return count, tp, fp
+        _, counts, below = positive_values(self.pos, self.neg_below)
+        count = np.ones(self.pos.size, dtype=np.int64) if counts is None else counts[::-1]
+        return count, np.cumsum(count), self.neg.size - below[::-1]
 
     def collapsed_table(self) -> TieTable:
         """The one-segment tie table with runs of negative-only rows merged (see :func:`collapsed_rows`).
@@ -118,6 +111,12 @@ class SortedClasses:
         return TieTable(score, pos, neg, [0, score.size])
 
 
+def positive_values(pos: np.ndarray, neg_below: np.ndarray):
+    """Distinct positive scores (ascending), their counts (None when all are 1) and the negatives below each."""
+    values, counts, starts = distinct_ascending(pos)
+    return values, counts, (neg_below if starts is None else neg_below[starts])
+
+
 def collapsed_rows(pos: np.ndarray, neg: np.ndarray, neg_below: np.ndarray):
     r"""Rows (descending) of the tie table of two sorted classes, runs of negatives merged.
 
@@ -143,12 +142,7 @@ def collapsed_rows(pos: np.ndarray, neg: np.ndarray, neg_below: np.ndarray):
     score, pos_count, neg_count : ndarray
         The rows, descending.
     """
-    if pos.size > 1 and bool(np.any(pos[1:] == pos[:-1])):
-        starts = _run_starts(pos)
-        values, below = pos[starts], neg_below[starts]
-        counts = np.diff(np.append(starts, pos.size))
-    else:  # distinct positive scores (continuous): every positive is its own row
-        values, below, counts = pos, neg_below, None
+    values, counts, below = positive_values(pos, neg_below)
     d = values.size
     at_or_below = below
     if neg.size and d:

@@ -230,8 +230,7 @@ def ingest(data: Any, spec: ColumnSpec, extra_columns: tuple[str, ...] = ()) -> 
         # one segment: the scores of each class in a few ranges of values (one
         # per thread), unsorted; numpy value-sorts each range in its own thread
         # (several times cheaper than sorting rows), see _class_sort
-        threads = _sort_threads(data)
-        pivots = _score_pivots(rows, data, threads) if threads > 1 else np.empty(0)
+        pivots = _score_pivots(rows, data)
         threads = pivots.size + 1
         tie_q = []
         for in_range in _value_ranges(pl.col(_S), pivots):
@@ -296,26 +295,22 @@ def _mostly_distinct(rows: pl.LazyFrame) -> bool:
     return 4 * counts["distinct"][0] > counts["n"][0]
 
 
-def _sort_threads(data: Any) -> int:
-    """Threads for the per-class sorts: polars' pool size, for in-memory data of at least a million rows.
+def _score_pivots(rows: pl.LazyFrame, data: Any) -> np.ndarray:
+    """Pivots splitting one group's scores into one range per polars thread (none when sorted in one range).
 
-    A LazyFrame would be evaluated twice (once for the sample of pivots), so
-    it is sorted in one range.
+    Only in-memory data of at least :data:`PARALLEL_MIN_ROWS` rows is split: a
+    LazyFrame would be evaluated twice (once for the sample). The pivots come
+    from a sample of 4,096 rows per range.
     """
     if isinstance(data, pl.DataFrame):
         n = data.height
     elif _frames._is_pandas_frame(data):
         n = len(data)
     else:
-        return 1
-    if n < PARALLEL_MIN_ROWS:
-        return 1
-    return max(1, min(pl.thread_pool_size(), 16))
-
-
-def _score_pivots(rows: pl.LazyFrame, data: Any, threads: int) -> np.ndarray:
-    """Pivots splitting the scores into ``threads`` ranges of similar size, from a sample of 4096 per range."""
-    n = data.height if isinstance(data, pl.DataFrame) else len(data)
+        return np.empty(0)
+    threads = min(pl.thread_pool_size(), 16)
+    if n < PARALLEL_MIN_ROWS or threads < 2:
+        return np.empty(0)
     step = max(n // (4096 * threads), 1)
     sample = rows.select(pl.col(_S).gather_every(step), pl.col(_Y).gather_every(step)).collect()
     return pivots_from_sample(sample[_S].to_numpy(), sample[_Y].fill_null(False).to_numpy(), threads)

@@ -300,15 +300,19 @@ def tie_table_from_sorted(group: np.ndarray, score: np.ndarray, positive: np.nda
     return TieTable(score[starts], pos, size - pos, offsets)
 
 
-def _distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """Distinct values of a sorted array and their counts (None when all counts are 1)."""
+def distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Distinct values of a sorted array, their counts and the index of each one's first element.
+
+    Counts and first indices are None when every value occurs once (the
+    common case of continuous scores, found in one comparison pass).
+    """
     if values.size < 2:
-        return values, None
+        return values, None, None
     new_run = values[1:] != values[:-1]
     if new_run.all():
-        return values, None
+        return values, None, None
     starts = np.flatnonzero(np.concatenate(([True], new_run)))
-    return values[starts], np.diff(np.append(starts, values.size))
+    return values[starts], np.diff(np.append(starts, values.size)), starts
 
 
 def _sorted(values: np.ndarray, in_place: bool) -> np.ndarray:
@@ -386,12 +390,12 @@ def merge_sorted_classes(pos_sorted: np.ndarray, neg_sorted: np.ndarray,
         distinct negative values below it: that count plus the value's own
         rank is its place in the merged table.
     """
-    pos_values, pos_counts = _distinct_ascending(pos_sorted)
-    neg_values, neg_counts = _distinct_ascending(neg_sorted)
+    pos_values, pos_counts, pos_starts = distinct_ascending(pos_sorted)
+    neg_values, neg_counts, _ = distinct_ascending(neg_sorted)
     n_a, n_b = pos_values.size, neg_values.size
     if neg_below is not None and neg_counts is None:
         # every negative value is distinct: elements below = distinct values below
-        below = np.asarray(neg_below if pos_counts is None else neg_below[_run_starts(pos_sorted)], dtype=np.int64)
+        below = np.asarray(neg_below if pos_starts is None else neg_below[pos_starts], dtype=np.int64)
     else:
         below = np.searchsorted(neg_values, pos_values, side="left")  # negative values < each positive value
     if n_b:
@@ -428,13 +432,6 @@ def merge_sorted_classes(pos_sorted: np.ndarray, neg_sorted: np.ndarray,
     neg = np.zeros(m, dtype=np.int64)
     neg[neg_slot] = 1 if neg_counts is None else neg_counts[::-1]
     return TieTable(score, pos, neg, np.array([0, m]))
-
-
-def _run_starts(values: np.ndarray) -> np.ndarray:
-    """Index of the first element of every run of equal values in a sorted array."""
-    if values.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
 
 
 def _descending_key(score: np.ndarray) -> np.ndarray:

@@ -150,6 +150,19 @@ def test_pivots_balance_the_work_and_skip_non_finite_values():
     assert pivots_from_sample(score[:3], positive[:3], 4).size == 0
 
 
+def _cohort(seed: int, n: int, prevalence: float, decimals: int | None) -> pl.DataFrame:
+    """Outcome and a score shifted by one unit for positives; rounded when ``decimals`` is given."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < prevalence
+    s = rng.standard_normal(n) + y
+    return pl.DataFrame({"y": y, "s": s if decimals is None else np.round(s, decimals)})
+
+
+def _same_merged_table(a: TieTable, b: TieTable) -> None:
+    for column in ("score", "pos", "neg", "offsets"):
+        np.testing.assert_array_equal(getattr(a, column), getattr(b, column))
+
+
 @pytest.fixture
 def parallel_from_small_sizes(monkeypatch):
     """Take the multi-range, multi-thread path from 2,000 rows on, with 3 ranges."""
@@ -159,12 +172,8 @@ def parallel_from_small_sizes(monkeypatch):
 
 @pytest.mark.parametrize("decimals", [None, 1])
 def test_ingest_in_ranges_matches_sklearn_and_the_single_range_path(parallel_from_small_sizes, decimals):
-    rng = np.random.default_rng(11)
-    y = rng.random(30_000) < 0.2
-    s = rng.standard_normal(y.size) + y
-    if decimals is not None:
-        s = np.round(s, decimals)  # heavy ties, also at the pivots
-    frame = pl.DataFrame({"y": y, "s": s})
+    frame = _cohort(11, 30_000, 0.2, decimals)  # rounded: heavy ties, also at the pivots
+    y, s = frame["y"].to_numpy(), frame["s"].to_numpy()
     ranged = aucpr_stats.aucpr(frame, "y", "s", estimator="all")
     single = aucpr_stats.aucpr(frame.lazy(), "y", "s", estimator="all")  # a LazyFrame: one range
     from_pandas = aucpr_stats.aucpr(frame.to_pandas(), "y", "s", estimator="average_precision")
@@ -176,9 +185,7 @@ def test_ingest_in_ranges_matches_sklearn_and_the_single_range_path(parallel_fro
     assert ranged.to_frame().filter(pl.col("estimator") == "average_precision")["estimate"][0] == pytest.approx(
         expected, abs=1e-12)
     assert from_pandas.estimate == pytest.approx(expected, abs=1e-12)
-    # the merged tables agree row for row
-    for a, b in zip((ranged.ties.score, ranged.ties.pos, ranged.ties.neg), (single.ties.score, single.ties.pos, single.ties.neg)):
-        np.testing.assert_array_equal(a, b)
+    _same_merged_table(ranged.ties, single.ties)
 
 
 def test_ingest_in_ranges_still_reports_bad_scores(parallel_from_small_sizes):
@@ -211,12 +218,8 @@ def test_bootstrap_of_one_group_does_not_depend_on_the_road_or_the_ranges(parall
 
 @pytest.mark.parametrize("decimals", [None, 1])
 def test_a_scanned_file_takes_cells_or_class_scores_by_how_distinct_the_scores_are(tmp_path, decimals):
-    rng = np.random.default_rng(8)
-    y = rng.random(20_000) < 0.15
-    s = rng.standard_normal(y.size) + y
-    if decimals is not None:
-        s = np.round(s, decimals)
-    frame = pl.DataFrame({"y": y, "s": s})
+    frame = _cohort(8, 20_000, 0.15, decimals)
+    y, s = frame["y"].to_numpy(), frame["s"].to_numpy()
     path = tmp_path / "scores.parquet"
     frame.write_parquet(path)
     scanned = aucpr_stats.aucpr(pl.scan_parquet(path), "y", "s", estimator="average_precision")
@@ -224,6 +227,4 @@ def test_a_scanned_file_takes_cells_or_class_scores_by_how_distinct_the_scores_a
     # mostly distinct scores: the class scores (a deferred table); few: the streaming cells
     assert scanned.ties.is_deferred == (decimals is None)
     assert scanned.estimate == in_memory.estimate == pytest.approx(average_precision_score(y, s), abs=1e-12)
-    for a, b in zip((scanned.ties.score, scanned.ties.pos, scanned.ties.neg),
-                    (in_memory.ties.score, in_memory.ties.pos, in_memory.ties.neg)):
-        np.testing.assert_array_equal(a, b)
+    _same_merged_table(scanned.ties, in_memory.ties)

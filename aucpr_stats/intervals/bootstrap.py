@@ -521,6 +521,7 @@ def merge_negative_runs(ties: TieTable) -> TieTable:
     resampled original table. The bootstrap of average precision on
     continuous scores thereby runs on about ``n`` rows instead of ``n + m``.
     """
+    ties = ties.collapsed()  # a deferred table: without merging its classes (same result)
     if ties.n_rows == 0:
         return ties
     return _merge_into_next(ties, (ties.pos > 0) | _segment_last_rows(ties))
@@ -538,6 +539,8 @@ def collapse_negative_runs(ties: TieTable) -> TieTable:
     rows are lost, so estimators that use score values (binormal) are not
     in the set.
     """
+    if ties.is_deferred:
+        return ties.collapsed()  # built from the sorted classes, the same rows
     if ties.n_rows == 0:
         return ties
     has_pos = ties.pos > 0

@@ -140,10 +140,6 @@ def _bootstrap(result, level: float, opts: dict) -> dict:
         out["n_boot"][:] = 0
         return out
     names = result.estimators
-    if set(names) <= _boot.NEGATIVE_RUN_ESTIMATORS:
-        # the collapsed table has the rows the reduction would keep; a deferred
-        # (ungrouped) table builds it without merging its classes
-        ties = ties.collapsed()
     ties = _boot.reduce_for(names)(ties)  # exact: same estimates, same bootstrap distribution
     reps = _boot.bootstrap_estimates(ties, [PR_ESTIMATORS[n] for n in names], n_boot=opts["n_boot"],
                                      seed=_rng(opts["seed"]), chunk_size=opts["chunk_size"])

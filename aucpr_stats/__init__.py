@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from . import simulate
 from .api import aucpr, auroc
-from .bands import BandResult
 from .compare import ComparisonResult, compare
-from .curves import PrCurveResult, RocCurveResult, pr_curve, roc_curve
-from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
-from .estimators.roc import DEFAULT_ROC_ESTIMATOR, ROC_ESTIMATORS
+from .curves import BandResult, PrCurveResult, RocCurveResult, pr_curve, roc_curve
+from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATORS, ROC_ESTIMATORS
+from .ties import TieTable
 from .exceptions import (
     ColumnNotFoundError,
     DegenerateGroupWarning,
@@ -51,6 +50,8 @@ __all__ = [
     "ComparisonResult",
     "PublicationTable",
     "Formula",
+    # the contract between inputs and kernels
+    "TieTable",
     # registries
     "PR_ESTIMATORS",
     "DEFAULT_PR_ESTIMATOR",

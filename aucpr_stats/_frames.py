@@ -18,7 +18,7 @@ FrameKind = Literal["pandas", "polars"]
 __all__ = ["FrameKind", "to_lazy", "to_caller"]
 
 
-def _is_pandas_frame(data: Any) -> bool:
+def is_pandas_frame(data: Any) -> bool:
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(data, pd.DataFrame)
 
@@ -44,7 +44,7 @@ def to_lazy(data: Any, columns: list[str] | None = None) -> tuple[pl.LazyFrame, 
         return data, "polars"
     if isinstance(data, pl.DataFrame):
         return data.lazy(), "polars"
-    if _is_pandas_frame(data):
+    if is_pandas_frame(data):
         frame = data if columns is None else data.loc[:, list(dict.fromkeys(columns))]
         try:
             try:
@@ -100,7 +100,7 @@ def column_names(data: Any) -> list[str]:
         return data.collect_schema().names()
     if isinstance(data, pl.DataFrame):
         return data.columns
-    if _is_pandas_frame(data):
+    if is_pandas_frame(data):
         return list(data.columns)
     raise InputTypeError(
         "`data` must be a pandas DataFrame, a polars DataFrame or a polars LazyFrame; "

@@ -1,22 +1,41 @@
-"""Input validation at the boundary: one function per public entry point.
+"""Input validation at the boundary: every shared argument check, written once.
 
-Each ``*_iv`` function checks and normalises the arguments of one public
-function and returns clean values; nothing deeper re-checks them. Wrong types
-raise :class:`~aucpr_stats.exceptions.InputTypeError` (a ``TypeError``), wrong
-values :class:`~aucpr_stats.exceptions.InputError` (a ``ValueError``), and the
-message names the argument in backticks and shows what was received.
+Each ``*_iv`` function checks and normalises one kind of argument and returns
+a clean value; entry points call them at the top and nothing deeper
+re-checks. Wrong types raise :class:`~aucpr_stats.exceptions.InputTypeError`
+(a ``TypeError``), wrong values :class:`~aucpr_stats.exceptions.InputError`
+(a ``ValueError``), and the message names the argument in backticks and shows
+what was received.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable, Sequence
 
 import attrs
+import numpy as np
 
 from . import _frames
 from .exceptions import ColumnNotFoundError, InputError, InputTypeError
 
-__all__ = ["ColumnSpec", "SCORE_KEY", "column_spec_iv", "scores_iv", "choice_iv", "names_iv", "level_iv"]
+__all__ = [
+    "ColumnSpec",
+    "SCORE_KEY",
+    "column_spec_iv",
+    "scores_iv",
+    "choice_iv",
+    "names_iv",
+    "names_or_all_iv",
+    "level_iv",
+    "seed_iv",
+    "n_boot_iv",
+    "integer_iv",
+    "number_iv",
+    "flag_iv",
+    "probability_iv",
+    "extra_column_iv",
+]
 
 MISSING_POLICIES = ("error", "drop")
 
@@ -104,6 +123,84 @@ def choice_iv(value: Any, argument: str, choices: Sequence[str]) -> str:
     return value
 
 
+def names_or_all_iv(value: Any, argument: str, choices: Sequence[str]) -> tuple[str, ...]:
+    """A name, a list of names or ``"all"`` (every choice), as a tuple without repeats, in the order given."""
+    choices = list(choices)
+    if isinstance(value, str):
+        names: Sequence[Any] = choices if value == "all" else [value]
+    elif isinstance(value, (list, tuple)):
+        names = value
+        if not names:
+            raise InputError(f"`{argument}` must name at least one of {choices}; got an empty list")
+    else:
+        raise InputTypeError(
+            f"`{argument}` must be one of {choices}, a list of them or 'all'; got {value!r} of type "
+            f"{type(value).__name__}"
+        )
+    for name in names:
+        if not isinstance(name, str) or name not in choices:
+            raise InputError(f"`{argument}` must be one of {choices} or 'all'; got {name!r}")
+    return tuple(dict.fromkeys(names))
+
+
+def integer_iv(value: Any, argument: str, minimum: int) -> int:
+    """An integer (not a bool) of at least ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InputTypeError(f"`{argument}` must be an integer; got {value!r} of type {type(value).__name__}")
+    if value < minimum:
+        raise InputError(f"`{argument}` must be at least {minimum}; got {value!r}")
+    return int(value)
+
+
+def n_boot_iv(n_boot: Any, minimum: int = 2) -> int:
+    """The number of bootstrap replicates: an integer of at least ``minimum`` (2 for a percentile interval)."""
+    return integer_iv(n_boot, "n_boot", minimum)
+
+
+def seed_iv(seed: Any) -> Any:
+    """``seed``: None, an integer >= 0, a numpy Generator or a numpy SeedSequence, returned as is.
+
+    :func:`aucpr_stats.resample.streams.root_sequence` turns it into the root
+    of the per-group random streams.
+    """
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise InputTypeError(
+            "`seed` must be None, an integer >= 0, a numpy Generator or a numpy SeedSequence; "
+            f"got {seed!r} of type {type(seed).__name__}"
+        )
+    if seed < 0:
+        raise InputError(f"`seed` must be an integer >= 0; got {seed!r}")
+    return int(seed)
+
+
+def number_iv(value: Any, argument: str, *, low: float = -math.inf, high: float = math.inf,
+              closed: str = "neither", what: str | None = None) -> float:
+    """A finite real number within (``low``, ``high``); ``closed`` says which ends are allowed ("left", "right", "both")."""
+    what = what or "a finite number"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputTypeError(f"`{argument}` must be a number; got {value!r}")
+    value = float(value)
+    above = value >= low if closed in ("left", "both") else value > low
+    below = value <= high if closed in ("right", "both") else value < high
+    if not (math.isfinite(value) and above and below):
+        raise InputError(f"`{argument}` must be {what}; got {value!r}")
+    return value
+
+
+def probability_iv(value: Any, argument: str) -> float:
+    """A number strictly between 0 and 1 (a prevalence, a class proportion)."""
+    return number_iv(value, argument, low=0.0, high=1.0, what="in (0, 1)")
+
+
+def flag_iv(value: Any, argument: str) -> bool:
+    """True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputTypeError(f"`{argument}` must be True or False; got {value!r}")
+    return bool(value)
+
+
 def level_iv(level: Any) -> float:
     """A confidence level strictly between 0 and 1."""
     if isinstance(level, bool) or not isinstance(level, (int, float)):
@@ -160,3 +257,18 @@ def column_spec_iv(data: Any, outcome: Any, score: Any, by: Any, positive: Any, 
         )
     columns_exist(data, {"outcome": [outcome], "score": scores, "by": by_names})
     return ColumnSpec(outcome=outcome, score=score, by=by_names, positive=positive, missing=missing)
+
+
+def extra_column_iv(data: Any, value: Any, argument: str, spec: ColumnSpec) -> str:
+    """One more column with a role of its own (``fold``, ``between``): a name in ``data`` that has no other role."""
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, (list, tuple)):
+        raise InputError(f"`{argument}` must name one column; got {list(value)}")
+    name = _column_name(value, argument)
+    roles = {spec.outcome: "outcome", **{s: "score" for s in spec.scores}, **{b: "by" for b in spec.by}}
+    if name in roles:
+        raise InputError(f"`{argument}` column {name!r} is already the `{roles[name]}` column; "
+                         f"name a separate {argument} column")
+    columns_exist(data, {argument: [name]})
+    return name

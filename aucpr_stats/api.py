@@ -1,4 +1,4 @@
-"""Public entry points that take a data frame and column names."""
+"""Public entry points that take a data frame and column names: the areas per group."""
 
 from __future__ import annotations
 
@@ -6,61 +6,43 @@ from typing import Any, Sequence
 
 import attrs
 
-from . import _engine, _validate
-from ._ingest import ingest
-from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
-from .exceptions import InputError, InputTypeError
-from .formula import resolve
-from .estimators.roc import DEFAULT_ROC_ESTIMATOR, ROC_ESTIMATORS
+from . import _validate
+from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, ESTIMATORS
+from .estimators.engine import evaluate
+from .ingest import read
 from .results import AucprResult, AurocResult, EstimateResult
 
 __all__ = ["aucpr", "auroc"]
 
-
-def estimators_iv(estimator: Any, registry: dict, argument: str = "estimator") -> tuple[str, ...]:
-    """Normalise ``estimator`` (a name, a list of names, or ``"all"``) to a tuple of names."""
-    choices = list(registry)
-    if isinstance(estimator, str):
-        if estimator == "all":
-            return tuple(choices)
-        names: Sequence[Any] = [estimator]
-    elif isinstance(estimator, (list, tuple)):
-        names = estimator
-        if not names:
-            raise InputError(f"`{argument}` must name at least one estimator; got an empty list")
-    else:
-        raise InputTypeError(
-            f"`{argument}` must be a name, a list of names or 'all'; got {type(estimator).__name__}"
-        )
-    for name in names:
-        if name not in registry:
-            raise InputError(f"`{argument}` must be one of {choices} or 'all'; got {name!r}")
-    return tuple(dict.fromkeys(names))
+_RESULTS = {"aucpr": AucprResult, "auroc": AurocResult}
 
 
-def _estimate(result_class, registry: dict, names: tuple[str, ...], data: Any, spec) -> EstimateResult:
-    """Ingest, run the estimators over every group at once, and assemble the result.
+def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *,
+              positive: Any, missing: Any, fold: Any = None) -> EstimateResult:
+    """Check, ingest, run the estimators over every group at once, and assemble the result.
 
-    Written once for every metric: degenerate groups get NaN, a note and one
-    warning (raised at the caller of the public function).
+    Written once for every metric: groups without both classes get NaN, a
+    note and one warning (raised at the caller of the public function).
     """
-    ingested = ingest(data, spec)
-    ties = ingested.ties
-    estimates = _engine.evaluate(ties, registry, names)
-    notes = _engine.group_notes(ties.n_pos, ties.n_neg)
-    _engine.warn_degenerate(ingested.keys, ingested.key_columns, notes, stacklevel=4)
-    return result_class(
-        ties=ties,
+    registry = ESTIMATORS[metric]
+    names = _validate.names_or_all_iv(estimator, "estimator", list(registry))
+    ingested = read(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
+                    fold=fold, stacklevel=3)
+    result = _RESULTS[metric](
+        ties=ingested.ties,
         keys=ingested.keys,
         by=ingested.key_columns,
         estimators=names,
-        estimates=estimates,
-        notes=tuple(notes),
+        estimates=evaluate(ingested.ties, [registry[name] for name in names]),
+        notes=ingested.notes,
         frame_kind=ingested.kind,
-        outcome=spec.outcome,
-        score=spec.score,
-        options={"positive": spec.positive, "missing": spec.missing},
+        outcome=ingested.spec.outcome,
+        score=ingested.spec.score,
+        options={"positive": positive, "missing": missing},
     )
+    if ingested.folds is None:
+        return result
+    return attrs.evolve(result, options={**result.options, "fold": ingested.folds.column}, folds=ingested.folds)
 
 
 def aucpr(
@@ -96,7 +78,8 @@ def aucpr(
     data : frame, optional
         The data, when the first argument is a formula (or as a keyword).
     estimator : str, list of str or "all"
-        AUCPR estimator(s), see :data:`aucpr_stats.estimators.PR_ESTIMATORS`.
+        AUCPR estimator(s), see :data:`aucpr_stats.estimators.PR_ESTIMATORS`
+        (``"all"`` for every one).
     positive : scalar, optional
         The positive level of ``outcome``. Required unless ``outcome`` is
         boolean or 0/1.
@@ -149,19 +132,8 @@ def aucpr(
     >>> round(aucpr("y ~ s", data=df, estimator="average_precision").estimate, 4)
     0.7556
     """
-    data, outcome, score, by = resolve(data_or_formula, data, outcome, score, by, function="aucpr")
-    spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing)
-    names = estimators_iv(estimator, PR_ESTIMATORS)
-    if fold is not None:
-        from .intervals.cross_validation import fold_column_iv, fold_tables
-
-        fold = fold_column_iv(data, fold, spec)
-    result = _estimate(AucprResult, PR_ESTIMATORS, names, data, spec)
-    if fold is None:
-        return result
-    # per-fold tie tables, for cross-validation intervals over the caller's folds (issue 4)
-    folds = fold_tables(data, spec, fold, result.keys, result.by)
-    return attrs.evolve(result, options={**result.options, "fold": fold}, folds=folds)
+    return _estimate("aucpr", estimator, data_or_formula, data, outcome, score, by, positive=positive,
+                     missing=missing, fold=fold)
 
 
 def auroc(
@@ -203,7 +175,7 @@ def auroc(
         The data, when the first argument is a formula (or as a keyword).
     estimator : str, list of str or "all"
         ROC AUC estimator(s), see
-        :data:`aucpr_stats.estimators.roc.ROC_ESTIMATORS` (``"a_prime"``).
+        :data:`aucpr_stats.estimators.ROC_ESTIMATORS` (``"a_prime"``).
     positive : scalar, optional
         The positive level of ``outcome``. Required unless ``outcome`` is
         boolean or 0/1.
@@ -252,7 +224,5 @@ def auroc(
     >>> auroc(df, "y", "s").estimate  # positives beat (2 + 1/2 + 0) of 2 negatives each
     0.4166666666666667
     """
-    data, outcome, score, by = resolve(data_or_formula, data, outcome, score, by, function="auroc")
-    spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing)
-    names = estimators_iv(estimator, ROC_ESTIMATORS)
-    return _estimate(AurocResult, ROC_ESTIMATORS, names, data, spec)
+    return _estimate("auroc", estimator, data_or_formula, data, outcome, score, by, positive=positive,
+                     missing=missing)

@@ -66,16 +66,11 @@ Exit status: 0 on success, 2 for a bad file, column or option (one line on stder
 """
 
 
-def _methods(kind: str) -> list[str]:
-    """Interval method names of the installed version, for the help text."""
-    try:
-        if kind == "PR":
-            from .intervals import PR_METHODS as methods
-        else:
-            from .intervals.roc import ROC_METHODS as methods
-    except ImportError:  # pragma: no cover - an older layout
-        return []
-    return list(methods)
+def _methods(metric: str) -> list[str]:
+    """Interval method names of a metric, for the help text."""
+    from .intervals import INTERVAL_METHODS
+
+    return list(INTERVAL_METHODS[metric])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,8 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--interval", action="append", metavar="METHOD",
                        help="confidence interval method; 'default' (the default) uses each metric's "
                             "recommended one (logit for AUCPR, delong for AUROC); 'none' reports point "
-                            f"estimates only; repeat for several. AUCPR: {', '.join(_methods('PR'))}. "
-                            f"AUROC: {', '.join(_methods('ROC'))}")
+                            f"estimates only; repeat for several. AUCPR: {', '.join(_methods('aucpr'))}. "
+                            f"AUROC: {', '.join(_methods('auroc'))}")
     stats.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     stats.add_argument("--seed", type=int, default=None,
                        help="random seed for resampling intervals (bootstrap, cross_validation); "
@@ -212,19 +207,14 @@ def _interval_method(args: argparse.Namespace) -> Any:
 
 def _raw_frame(results: list, method: Any, level: float, options: dict) -> pl.DataFrame:
     """The long frames of every result, one below the other, with a ``metric`` column first."""
-    from .report import _as_polars
-
     parts = []
     for r in results:
         if method is None:
-            frames = [_as_polars(r.to_frame())]
+            frames = [r.to_polars()]
         else:
             methods = [method] if isinstance(method, str) else list(method)
-            frames = []
-            for m in methods:
-                extra = dict(options.get(m, {}))
-                kwargs = dict(extra, level=level) if m == "default" else dict(extra, method=m, level=level)
-                frames.append(_as_polars(r.conf_int(**kwargs)))
+            frames = [r.conf_int_polars(method=None if m == "default" else m, level=level, **options.get(m, {}))
+                      for m in methods]
         for f in frames:
             parts.append(f.select(pl.lit(r.metric).alias("metric"), pl.all()))
     return pl.concat(parts, how="diagonal_relaxed")
@@ -279,7 +269,7 @@ def _run(args: argparse.Namespace) -> str:
         raw = _raw_frame(results, method, args.level, method_options)
         if args.format == "csv":
             return raw.write_csv()
-        from ._format import text_table
+        from .report import text_table
 
         return text_table(raw, digits=max(args.digits, 4))
     try:

@@ -215,7 +215,7 @@ def parse_formula(text: Any) -> Formula:
 
 
 def _is_frame_like(value: Any) -> bool:
-    return isinstance(value, (pl.DataFrame, pl.LazyFrame)) or _frames._is_pandas_frame(value)
+    return isinstance(value, (pl.DataFrame, pl.LazyFrame)) or _frames.is_pandas_frame(value)
 
 
 def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, function: str = "aucpr") -> tuple:

@@ -14,16 +14,30 @@ import numpy as np
 import polars as pl
 
 from . import _frames
-from ._format import text_table
-from ._ties import TieTable
+from .report.text import text_table
+from .ties import TieTable
 
-__all__ = ["GroupCounts", "EstimateResult", "AucprResult", "AurocResult"]
+__all__ = ["GroupedResult", "EstimateResult", "AucprResult", "AurocResult"]
 
 
-class GroupCounts:
-    """Per-group counts of a result, read off the tie tables it keeps (``self.ties``)."""
+class GroupedResult:
+    """What every per-group result shares: counts read off its tie tables (``self.ties``) and its key columns.
+
+    The class needs ``ties``, ``keys`` (one row per group) and ``by`` (the key columns).
+    """
 
     __slots__ = ()
+
+    def key_frame(self, groups: np.ndarray) -> pl.DataFrame:
+        """The key columns of the given groups, one row each (an empty frame when ungrouped)."""
+        if not self.by:
+            return pl.DataFrame()
+        keys = self.keys.select(self.by)
+        return keys[np.asarray(groups, dtype=np.int64).tolist()] if len(groups) else keys.clear()
+
+    def with_keys(self, body: pl.DataFrame, groups: np.ndarray) -> pl.DataFrame:
+        """``body`` (one row per entry of ``groups``) with the key columns of those groups in front."""
+        return pl.concat([self.key_frame(groups), body], how="horizontal") if self.by else body
 
     @property
     def n_groups(self) -> int:
@@ -48,7 +62,7 @@ class GroupCounts:
 
 
 @attrs.frozen(eq=False, repr=False)
-class EstimateResult(GroupCounts):
+class EstimateResult(GroupedResult):
     """Per-group point estimates of one metric, with the tie tables behind them.
 
     Attributes
@@ -106,12 +120,6 @@ class EstimateResult(GroupCounts):
         return float(self.estimates[0, 0])
 
     # ------------------------------------------------------------ frames
-    def _key_columns(self, group_index: np.ndarray) -> pl.DataFrame:
-        """Key columns repeated to match ``group_index`` (empty frame when ungrouped)."""
-        if not self.by:
-            return pl.DataFrame()
-        return self.keys.select(self.by)[group_index.tolist()] if group_index.size else self.keys.select(self.by).clear()
-
     def _long_index(self) -> tuple[np.ndarray, np.ndarray]:
         """(group index, estimator index) of each long-format row, group-major."""
         n_est = len(self.estimators)
@@ -132,7 +140,11 @@ class EstimateResult(GroupCounts):
                 "n_missing": self.keys["n_missing"].to_numpy()[groups],
             }
         )
-        return pl.concat([self._key_columns(groups), body], how="horizontal") if self.by else body
+        return self.with_keys(body, groups)
+
+    def to_polars(self) -> pl.DataFrame:
+        """The frame of :meth:`to_frame` as a polars DataFrame, whatever the caller's frame type."""
+        return self._frame_polars()
 
     def to_frame(self):
         """One row per group and estimator, in the caller's frame type.
@@ -181,6 +193,43 @@ class EstimateResult(GroupCounts):
             f"n_pos={int(self.n_pos.sum())}, n_neg={int(self.n_neg.sum())})"
         )
 
+    def conf_int(self, method: str | Sequence[str] | None = None, level: float = 0.95, **options: Any):
+        """Confidence intervals for every group and estimator.
+
+        Parameters
+        ----------
+        method : str, list of str or "all", optional
+            AUCPR: ``"logit"`` (default; Boyd et al. 2013 found it valid and
+            it stays in [0, 1]), ``"binomial"``, ``"bootstrap"``,
+            ``"cross_validation"``, ``"per_positive"``. AUROC: ``"delong"``
+            (default), ``"logit"``, ``"hanley_mcneil"``, ``"bootstrap"``.
+        level : float
+            Confidence level.
+        **options
+            ``n_boot``, ``seed``, ``chunk_size`` (bootstrap); ``folds``
+            (10, or ``"column"``), ``seed``, ``quantile``, ``return_folds``
+            (cross-validation).
+
+        Returns
+        -------
+        frame
+            The caller's frame type, one row per group, estimator and method:
+            keys, ``estimator``, ``estimate``, ``method``, ``level``,
+            ``lower``, ``upper``, ``se``, method columns, ``n_pos``, ``n_neg``,
+            ``note``. See :func:`aucpr_stats.intervals.conf_int`.
+        """
+        out = self.conf_int_polars(method=method, level=level, **options)
+        if isinstance(out, tuple):
+            return tuple(_frames.to_caller(frame, self.frame_kind) for frame in out)
+        return _frames.to_caller(out, self.frame_kind)
+
+    def conf_int_polars(self, method: str | Sequence[str] | None = None, level: float = 0.95, **options: Any):
+        """:meth:`conf_int` as polars DataFrames, whatever the caller's frame type."""
+        from .intervals import conf_int_frame
+
+        frame, folds = conf_int_frame(self, method, level, **options)
+        return frame if folds is None else (frame, folds)
+
     __str__ = summary
 
 
@@ -197,36 +246,8 @@ class AucprResult(EstimateResult):
     metric_label: ClassVar[str] = "AUCPR"
 
     #: Tie tables per (group, fold) when ``aucpr(..., fold=)`` named a fold
-    #: column (:class:`aucpr_stats.intervals.cross_validation.FoldTables`), else None.
+    #: column (:class:`aucpr_stats.ingest.FoldTables`), else None.
     folds: Any = attrs.field(default=None, kw_only=True)
-
-    def conf_int(self, method: str | Sequence[str] = "logit", level: float = 0.95, **options: Any):
-        """Confidence intervals for every group and estimator.
-
-        Parameters
-        ----------
-        method : str, list of str or "all"
-            ``"logit"`` (default; Boyd et al. 2013 found it valid and it stays
-            in [0, 1]), ``"binomial"``, ``"bootstrap"``, ``"cross_validation"``,
-            ``"per_positive"``.
-        level : float
-            Confidence level.
-        **options
-            ``n_boot``, ``seed``, ``chunk_size`` (bootstrap); ``folds``
-            (10, or ``"column"``), ``seed``, ``quantile``, ``return_folds``
-            (cross-validation).
-
-        Returns
-        -------
-        frame
-            The caller's frame type, one row per group, estimator and method:
-            keys, ``estimator``, ``estimate``, ``method``, ``level``,
-            ``lower``, ``upper``, ``se``, method columns, ``n_pos``, ``n_neg``,
-            ``note``. See :func:`aucpr_stats.intervals.pr_conf_int`.
-        """
-        from .intervals import pr_conf_int
-
-        return pr_conf_int(self, method=method, level=level, **options)
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -241,13 +262,3 @@ class AurocResult(EstimateResult):
 
     metric: ClassVar[str] = "auroc"
     metric_label: ClassVar[str] = "AUROC"
-
-    def conf_int(self, method: str | Sequence[str] = "delong", level: float = 0.95, **options: Any):
-        """Confidence intervals for every group.
-
-        See :func:`aucpr_stats.intervals.roc.roc_conf_int` for the methods and
-        their options.
-        """
-        from .intervals.roc import roc_conf_int
-
-        return roc_conf_int(self, method=method, level=level, **options)

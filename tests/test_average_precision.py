@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score
 
 from aucpr_stats import aucpr
-from aucpr_stats._ties import TieTable
+from aucpr_stats.ties import TieTable
 from aucpr_stats.estimators import average_precision
 
 from .conftest import as_polars, make_frame, random_scores

@@ -10,18 +10,19 @@ import polars as pl
 import pytest
 from scipy import special
 
-from aucpr_stats import bands
-from aucpr_stats._ties import tie_table_from_sorted
-from aucpr_stats.bands import (
-    LowEffectiveSampleSizeWarning,
-    _bootstrap_sups,
-    _ClassSample,
+from aucpr_stats.curves import bands
+from aucpr_stats.curves.bands import bootstrap_sups
+from aucpr_stats.curves.smoothing import (
+    ClassSample,
     default_bandwidth,
     default_p_tilde,
     pointwise_variance,
     smoothed_cdf_table,
     weighted_quantile,
 )
+from aucpr_stats.exceptions import LowEffectiveSampleSizeWarning
+from aucpr_stats.ingest.build import tie_table_from_sorted
+from aucpr_stats.resample import Streams
 from aucpr_stats.curves import pr_curve, pr_step
 from aucpr_stats.exceptions import InputError, InputTypeError
 from aucpr_stats.simulate import Binormal
@@ -29,9 +30,9 @@ from aucpr_stats.simulate import Binormal
 from .conftest import as_polars, make_frame, result_frame_type
 
 
-def class_sample(x) -> _ClassSample:
+def class_sample(x) -> ClassSample:
     values, counts = np.unique(x, return_counts=True)
-    return _ClassSample(values, counts)
+    return ClassSample(values, counts)
 
 
 def eq3(pos, neg, beta):
@@ -152,7 +153,7 @@ def test_fast_replicates_match_literal_algorithm_1(smoothed):
     n_boot = 3000
     lit, lit_w, estimate = literal_algorithm_1(pos, neg, grid, 0.3, 0.2, 40 / 300, n_boot,
                                                np.random.default_rng(6), smoothed)
-    fast, fast_w = _bootstrap_sups(class_sample(pos), class_sample(neg), grid, estimate, smoothed=smoothed,
+    fast, fast_w = bootstrap_sups(class_sample(pos), class_sample(neg), grid, estimate, smoothed=smoothed,
                                    h_pos=0.3, h_neg=0.2, p_tilde=40 / 300, n_boot=n_boot,
                                    rng=np.random.default_rng(7))
     # the sup has atoms (few positives near recall eps), so compare whole cdfs: the KS distance of two
@@ -168,9 +169,9 @@ def test_importance_sampling_recovers_the_target_distribution():
     grid = np.linspace(0.05, 0.95, 19)
     estimate = eq3(pos, neg, grid)
     common = dict(smoothed=True, h_pos=0.3, h_neg=0.2, n_boot=40_000)
-    plain, plain_w = _bootstrap_sups(class_sample(pos), class_sample(neg), grid, estimate, p_tilde=0.1,
+    plain, plain_w = bootstrap_sups(class_sample(pos), class_sample(neg), grid, estimate, p_tilde=0.1,
                                      rng=np.random.default_rng(9), **common)
-    tilted, tilted_w = _bootstrap_sups(class_sample(pos), class_sample(neg), grid, estimate, p_tilde=0.125,
+    tilted, tilted_w = bootstrap_sups(class_sample(pos), class_sample(neg), grid, estimate, p_tilde=0.125,
                                        rng=np.random.default_rng(10), **common)
     assert np.all(plain_w == 0)  # p_tilde = p_hat: gamma_n = 1
     w = weights(tilted_w)
@@ -332,10 +333,10 @@ def test_studentized_band_from_the_bootstrap_process():
     pos = df.filter(pl.col("outcome") == 1)["score"].to_numpy()
     neg = df.filter(pl.col("outcome") == 0)["score"].to_numpy()
     p_s, n_s = class_sample(pos), class_sample(neg)
-    _, log_w, process = _bootstrap_sups(p_s, n_s, band.recall, band.estimate[0], smoothed=True,
+    _, log_w, process = bootstrap_sups(p_s, n_s, band.recall, band.estimate[0], smoothed=True,
                                         h_pos=band.bandwidth_pos[0], h_neg=band.bandwidth_neg[0],
-                                        p_tilde=band.p_tilde[0], n_boot=400, rng=np.random.default_rng(21),
-                                        keep_process=True)
+                                        p_tilde=band.p_tilde[0], n_boot=400,
+                                        rng=Streams.for_keys(21, curve.keys, curve.by, "band")[0], keep_process=True)
     assert np.all(log_w == 0)
     sigma = process.std(axis=0)
     r = np.quantile(np.max(np.abs(process) / sigma, axis=1), 0.95, method="inverted_cdf")

@@ -14,18 +14,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score
 
+import attrs
+
 import aucpr_stats
-from aucpr_stats import _ingest
-from aucpr_stats._class_sort import pivots_from_sample, rank_among, sort_classes
-from aucpr_stats._ties import TieTable, tie_table_from_classes
+from aucpr_stats import ingest as _ingest
+from aucpr_stats.ingest.class_sort import pivots_from_sample, rank_among, sort_classes
+from aucpr_stats.ties import TieTable
+from aucpr_stats.ingest.build import tie_table_from_classes
 from aucpr_stats.estimators import PR_ESTIMATORS
-from aucpr_stats.estimators.roc import ROC_ESTIMATORS
-from aucpr_stats.intervals.bootstrap import collapse_negative_runs
+from aucpr_stats.estimators import ROC_ESTIMATORS
 
 from .test_ties import _scores, brute_force_tie_table, rows_of
 
 ALL_ESTIMATORS = {**PR_ESTIMATORS, **ROC_ESTIMATORS}
-INVARIANT = [name for name, fn in ALL_ESTIMATORS.items() if getattr(fn, "negative_runs_invariant", False)]
+INVARIANT = [name for name, record in ALL_ESTIMATORS.items() if record.reads in ("positive_rows", "negative_runs")]
 
 _labelled = st.lists(st.tuples(_scores, st.booleans()), min_size=0, max_size=60)
 
@@ -82,7 +84,7 @@ def test_sorted_ranges_match_one_sort_and_brute_force(data, pivot_index, threads
     # whatever the ranges: the rows of a row-by-row collapse, and of the bootstrap's eager collapse
     assert rows_of(collapsed)[0] == brute_force_collapse(full)
     if full.n_rows:
-        assert rows_of(collapsed) == rows_of(collapse_negative_runs(full))
+        assert rows_of(collapsed) == rows_of(TieTable.collapsed(full))
     # the merged table, built on first read
     zeros = np.zeros(scores.size, dtype=np.int64)
     assert rows_of(deferred) == brute_force_tie_table(zeros, scores, labels, 1)
@@ -208,9 +210,11 @@ def test_bootstrap_of_one_group_does_not_depend_on_the_road_or_the_ranges(parall
     frame = pl.DataFrame({"y": y, "s": s, "g": np.zeros(y.size, dtype=np.int64)})
     for estimator in ("average_precision", "lower_trapezoid"):
         alone = aucpr_stats.aucpr(frame, "y", "s", estimator=estimator)
-        grouped = aucpr_stats.aucpr(frame, "y", "s", by="g", estimator=estimator)
+        # the same group through the merged road: the table of another call, read in full
+        other = aucpr_stats.aucpr(frame, "y", "s", estimator=estimator).ties
+        merged = attrs.evolve(alone, ties=TieTable(other.score, other.pos, other.neg, other.offsets))
         a = alone.conf_int(method="bootstrap", n_boot=200, seed=3)
-        b = grouped.conf_int(method="bootstrap", n_boot=200, seed=3)
+        b = merged.conf_int(method="bootstrap", n_boot=200, seed=3)
         assert alone.ties.is_deferred  # the bootstrap read the collapsed table only
         for column in ("lower", "upper", "se"):
             assert a[column].to_list() == b[column].to_list()

@@ -250,7 +250,7 @@ def test_argument_errors():
         compare(data, "y", ["a", "b"], reference="c")
     with pytest.raises(InputError, match="`reference` must be a level of `between`"):
         compare(data, "y", ["a"], between="site", reference=3)
-    with pytest.raises(InputError, match="`between` must not be"):
+    with pytest.raises(InputError, match="`between` column 'a' is already the `score` column"):
         compare(data, "y", ["a"], between="a")
     with pytest.raises(InputError, match="`n_boot` must be at least 2"):
         compare(data, "y", ["a", "b"], n_boot=1)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn import metrics
 
 from aucpr_stats.curves import pr_curve, roc_curve
-from aucpr_stats.estimators._pr_points import dg_interpolate
+from aucpr_stats.estimators.pr_points import dg_interpolate
 from aucpr_stats.exceptions import DegenerateGroupWarning, InputError
 
 from .conftest import as_polars, make_frame, random_scores, result_frame_type

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
 from aucpr_stats import aucpr
-from aucpr_stats._ties import TieTable
+from aucpr_stats.ties import TieTable
 from aucpr_stats.estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 
 BOYD = (

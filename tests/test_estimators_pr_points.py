@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from aucpr_stats._ties import TieTable
+from aucpr_stats.ties import TieTable
 from aucpr_stats.estimators import convex
-from aucpr_stats.estimators._pr_points import dg_area, dg_interpolate, pr_point_counts, pr_points
+from aucpr_stats.estimators.pr_points import dg_area, dg_interpolate, pr_point_counts, pr_points
 
 
 def theorem1(r1, p1, r2, p2, r):

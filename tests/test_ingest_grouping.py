@@ -18,8 +18,9 @@ import polars as pl
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from aucpr_stats import _ingest, _validate
-from aucpr_stats._ingest import ingest
+from aucpr_stats import _validate
+from aucpr_stats import ingest as _ingest
+from aucpr_stats.ingest import ingest
 
 _key = st.one_of(st.none(), st.integers(-2, 2))
 _row = st.tuples(_key, st.booleans(), st.sampled_from([None, 0.5, 0.1, 0.1, -0.0, 0.0, 2.0]), st.booleans())

@@ -1,4 +1,4 @@
-"""The stratified counts bootstrap against a plain row-resampling bootstrap."""
+"""The stratified counts bootstrap (aucpr_stats.resample) against a plain row-resampling bootstrap."""
 
 from __future__ import annotations
 
@@ -6,10 +6,15 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score
 
-from aucpr_stats._ties import TieTable, tie_table_from_sorted
-from aucpr_stats.estimators import average_precision
+from aucpr_stats.ties import TieTable
+from aucpr_stats.ingest.build import tie_table_from_sorted
+from aucpr_stats import resample as boot
+from aucpr_stats.estimators import PR_ESTIMATORS, average_precision, reduction_for
+from aucpr_stats.estimators.average_precision import average_precision_replicates
 from aucpr_stats.estimators.threshold_trapezoid import threshold_trapezoid
-from aucpr_stats.intervals import bootstrap as boot
+from aucpr_stats.intervals import percentile_interval, replicate_summary
+from aucpr_stats.resample.counts import PoissonFillSampler, UnitSampler
+from aucpr_stats.simulate.arms import INTERVAL_METHODS as STUDY_ARMS
 from tests.conftest import random_scores
 
 
@@ -67,7 +72,7 @@ def test_counts_bootstrap_of_average_precision_matches_row_resampling(ties):
     rows = _row_bootstrap(y, s, _ap_rows, n_rep, np.random.default_rng(1))
     t = _table(y, s)
     counts = boot.bootstrap_estimates(t, average_precision, n_boot=n_rep, seed=2)[0]
-    merged = boot.bootstrap_estimates(boot.merge_negative_runs(t), average_precision, n_boot=n_rep, seed=3)[0]
+    merged = boot.bootstrap_estimates(t.merged_negative_runs(), average_precision, n_boot=n_rep, seed=3)[0]
     _same_distribution(counts, rows)
     _same_distribution(merged, rows)
 
@@ -94,12 +99,13 @@ def test_both_samplers_draw_multinomial_counts(klass):
     totals = t.segment_sum(counts)
     n = totals[t.segment_ids()]
     p = counts / n
-    units = boot._UnitSampler(t, counts)
-    poisson = boot._PoissonFillSampler(t, counts, units)
+    units = UnitSampler(t, counts)
+    poisson = PoissonFillSampler(t, counts, units, np.arange(t.n_segments))
     rng = np.random.default_rng(21)
     r = 20000
     for sampler in (units, poisson):
-        draws = sampler.draw(rng, r).reshape(r, t.n_rows)
+        # segment by segment, as the bootstrap draws them
+        draws = np.concatenate([sampler.draw(k, rng, r) for k in range(t.n_segments)], axis=1)
         np.testing.assert_array_equal(draws[:, :5].sum(axis=1), totals[0])  # exact totals
         np.testing.assert_array_equal(draws[:, 5:].sum(axis=1), totals[1])
         var = n * p * (1 - p)
@@ -142,14 +148,14 @@ def test_merge_negative_runs_keeps_average_precision_exactly():
     for ties in (False, True):
         y, s = random_scores(rng, 300, prevalence=0.15, ties=ties)
         t = _table(y, s)
-        merged = boot.merge_negative_runs(t)
+        merged = t.merged_negative_runs()
         assert merged.n_rows < t.n_rows
         np.testing.assert_array_equal(merged.n_pos, t.n_pos)
         np.testing.assert_array_equal(merged.n_neg, t.n_neg)
         assert average_precision(merged)[0] == pytest.approx(average_precision(t)[0], abs=1e-13)
         # and on resampled counts of the original table, merged the same way
         reps = boot.stratified_counts(t, n_boot=20, seed=1)
-        np.testing.assert_allclose(average_precision(boot.merge_negative_runs(reps)), average_precision(reps),
+        np.testing.assert_allclose(average_precision(reps.merged_negative_runs()), average_precision(reps),
                                    atol=1e-13)
 
 
@@ -172,15 +178,15 @@ def test_multi_segment_bootstrap_resamples_within_each_segment():
 
 def test_percentile_interval_and_summary():
     x = np.random.default_rng(1).normal(size=(3, 1001))
-    lower, upper = boot.percentile_interval(x, 0.9)
+    lower, upper = percentile_interval(x, 0.9)
     np.testing.assert_allclose(lower, np.quantile(x, 0.05, axis=1))
     np.testing.assert_allclose(upper, np.quantile(x, 0.95, axis=1))
     x[0, :10] = np.nan
     x[1] = np.nan
-    lower, upper = boot.percentile_interval(x, 0.9)
+    lower, upper = percentile_interval(x, 0.9)
     assert lower[0] == pytest.approx(np.quantile(x[0, 10:], 0.05))
     assert np.isnan(lower[1]) and np.isnan(upper[1])
-    summary = boot.replicate_summary(x)
+    summary = replicate_summary(x)
     assert summary["n_boot"].tolist() == [991, 0, 1001]
 
 
@@ -188,8 +194,9 @@ def test_study_interval_is_a_percentile_interval():
     rng = np.random.default_rng(61)
     y, s = random_scores(rng, 200, prevalence=0.2)
     t = _table(y, s)
-    lower, upper = boot.study_interval(t, average_precision, level=0.9, rng=np.random.default_rng(5), n_boot=300)
-    reps = boot.bootstrap_estimates(boot.merge_negative_runs(t), average_precision, n_boot=300,
+    arm = STUDY_ARMS["bootstrap"]
+    lower, upper, _ = arm(t, None, PR_ESTIMATORS["average_precision"], 0.9, np.random.default_rng(5), {"n_boot": 300})
+    reps = boot.bootstrap_estimates(t.merged_negative_runs(), average_precision, n_boot=300,
                                     seed=np.random.default_rng(5))
     assert lower[0] == pytest.approx(np.quantile(reps[0], 0.05))
     assert upper[0] == pytest.approx(np.quantile(reps[0], 0.95))
@@ -216,12 +223,10 @@ def _random_tables(seed: int):
 
 
 @pytest.mark.parametrize("reduction,names", [
-    (boot.merge_negative_runs, sorted(boot.POSITIVE_ROW_ESTIMATORS)),
-    (boot.collapse_negative_runs, sorted(boot.NEGATIVE_RUN_ESTIMATORS)),
+    (TieTable.merged_negative_runs, sorted(n for n, r in PR_ESTIMATORS.items() if r.reads == "positive_rows")),
+    (TieTable.collapsed, sorted(n for n, r in PR_ESTIMATORS.items() if r.reads in ("positive_rows", "negative_runs"))),
 ])
 def test_table_reductions_leave_their_estimators_unchanged(reduction, names):
-    from aucpr_stats.estimators import PR_ESTIMATORS
-
     for t in _random_tables(71):
         reduced = reduction(t)
         assert reduced.n_rows <= t.n_rows
@@ -234,15 +239,16 @@ def test_table_reductions_leave_their_estimators_unchanged(reduction, names):
 
 
 def test_reduce_for_picks_the_strongest_valid_reduction():
-    assert boot.reduce_for(["average_precision"]) is boot.merge_negative_runs
-    assert boot.reduce_for(["average_precision", "lower_trapezoid"]) is boot.collapse_negative_runs
+    def records(*names):
+        return [PR_ESTIMATORS[name] for name in names]
+
+    assert reduction_for(records("average_precision")) is TieTable.merged_negative_runs
+    assert reduction_for(records("average_precision", "lower_trapezoid")) is TieTable.collapsed
     t = _heavy_ties_two_segments()
-    assert boot.reduce_for(["binormal"])(t) is t
+    assert reduction_for(records("binormal"))(t) is t
 
 
 def test_collapsed_bootstrap_of_lower_trapezoid_matches_row_resampling():
-    from aucpr_stats.estimators import PR_ESTIMATORS
-
     lower_trapezoid = PR_ESTIMATORS["lower_trapezoid"]
     rng = np.random.default_rng(13)
     y, s = random_scores(rng, 150, prevalence=0.2)
@@ -252,13 +258,13 @@ def test_collapsed_bootstrap_of_lower_trapezoid_matches_row_resampling():
         return float(lower_trapezoid(_table(yy, ss))[0])
 
     rows = _row_bootstrap(y, s, stat, n_rep, np.random.default_rng(6))
-    collapsed = boot.collapse_negative_runs(_table(y, s))
+    collapsed = _table(y, s).collapsed()
     counts = boot.bootstrap_estimates(collapsed, lower_trapezoid, n_boot=n_rep, seed=7)[0]
     _same_distribution(counts, rows)
 
 
 def test_replicate_kernel_of_average_precision_equals_the_estimator():
     for t in _random_tables(81):
-        for start, stop, table in boot.iter_replicates(t, 7, np.random.default_rng(1), chunk_size=3):
-            fast = boot._average_precision_replicates(table, stop - start, t)
-            np.testing.assert_allclose(fast, average_precision(table), atol=1e-12)
+        table = boot.stratified_counts(t, 7, seed=1, chunk_size=3)  # replicate-major, as the kernel takes them
+        fast = average_precision_replicates(table, 7, t)
+        np.testing.assert_allclose(fast, average_precision(table), atol=1e-12)

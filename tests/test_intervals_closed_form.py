@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
-from aucpr_stats.intervals.closed_form import binomial_interval, logit_interval, normal_quantile, t_quantile
+from aucpr_stats.intervals.closed_form import binomial_interval, binomial_se, logit_interval, normal_quantile, t_quantile
+
+
+def binomial_logit(estimate, n_pos, level):
+    """Boyd et al.'s logit interval: the logit interval with the binomial standard error."""
+    return logit_interval(estimate, binomial_se(estimate, n_pos), level)
 
 
 def test_normal_quantile_is_the_two_sided_quantile():
@@ -55,7 +60,7 @@ def _logit_direct(theta: float, n: int, level: float) -> tuple[float, float]:
 def test_logit_matches_the_direct_formula(level):
     thetas = [0.01, 0.2, 0.5, 0.64, 0.93, 0.9999]
     ns = [500, 12, 40, 3, 77, 10000]
-    lower, upper, se = logit_interval(thetas, ns, level)
+    lower, upper, se = binomial_logit(thetas, ns, level)
     for i, (theta, n) in enumerate(zip(thetas, ns)):
         lo, hi = _logit_direct(theta, n, level)
         assert lower[i] == pytest.approx(lo, rel=1e-10, abs=1e-14)
@@ -64,7 +69,7 @@ def test_logit_matches_the_direct_formula(level):
 
 
 def test_logit_at_zero_and_one_is_the_limit_zero_one():
-    lower, upper, se = logit_interval([0.0, 1.0], [50, 50], 0.95)
+    lower, upper, se = binomial_logit([0.0, 1.0], [50, 50], 0.95)
     np.testing.assert_array_equal(lower, [0.0, 0.0])
     np.testing.assert_array_equal(upper, [1.0, 1.0])
     np.testing.assert_array_equal(se, [0.0, 0.0])
@@ -74,7 +79,7 @@ def test_logit_at_zero_and_one_is_the_limit_zero_one():
 
 
 def test_missing_inputs_give_nan():
-    for kernel in (binomial_interval, logit_interval):
+    for kernel in (binomial_interval, binomial_logit):
         lower, upper, se = kernel([np.nan, 0.5], [10, 0], 0.95)
         assert np.isnan(lower).all() and np.isnan(upper).all() and np.isnan(se).all()
 
@@ -82,7 +87,7 @@ def test_missing_inputs_give_nan():
 def test_kernels_broadcast_and_keep_shape():
     theta = np.full((3, 2), 0.4)
     n = np.array([[10], [20], [30]])
-    for kernel in (binomial_interval, logit_interval):
+    for kernel in (binomial_interval, binomial_logit):
         lower, upper, se = kernel(theta, n, 0.95)
         assert lower.shape == upper.shape == se.shape == (3, 2)
         assert (np.diff(upper - lower, axis=0) < 0).all()  # more positives, narrower
@@ -91,7 +96,7 @@ def test_kernels_broadcast_and_keep_shape():
 @settings(max_examples=200, deadline=None)
 @given(theta=st.floats(0.0, 1.0), n=st.integers(1, 10**6), level=st.floats(0.5, 0.999))
 def test_logit_bounds_stay_in_unit_interval_and_cover_the_estimate(theta, n, level):
-    lower, upper, _ = logit_interval([theta], [n], level)
+    lower, upper, _ = binomial_logit([theta], [n], level)
     assert 0.0 <= lower[0] <= theta <= upper[0] <= 1.0
     b_lower, b_upper, _ = binomial_interval([theta], [n], level)
     assert b_lower[0] <= theta <= b_upper[0]

@@ -9,10 +9,12 @@ from scipy import stats
 from sklearn.metrics import average_precision_score
 
 from aucpr_stats import aucpr
-from aucpr_stats._ties import TieTable
-from aucpr_stats.estimators import average_precision
+from aucpr_stats.ties import TieTable
+from aucpr_stats.estimators import PR_ESTIMATORS, average_precision
 from aucpr_stats.exceptions import ColumnNotFoundError, InputError
 from aucpr_stats.intervals import cross_validation as cv
+from aucpr_stats.resample import stratified_folds
+from aucpr_stats.simulate.arms import INTERVAL_METHODS as STUDY_ARMS
 from tests.conftest import as_polars, make_frame, random_scores
 
 
@@ -25,7 +27,7 @@ def _fold_data(seed: int = 1, n: int = 400):
 def test_stratified_folds_partition_every_row_and_balance_each_class():
     t = TieTable([5, 4, 3, 2, 1, 9, 8, 7], [30, 0, 5, 1, 4, 100, 200, 0], [3, 50, 2, 7, 0, 10, 0, 400], [0, 5, 8])
     k = 7
-    folds = cv.stratified_folds(t, k, np.random.default_rng(1))
+    folds = stratified_folds(t, k, np.random.default_rng(1))
     assert folds.n_segments == 2 * k
     for s in range(2):
         seg = t.segment(s)
@@ -45,7 +47,7 @@ def test_stratified_folds_are_random_hypergeometric_splits():
     # one row of 6 positives among 12: the count a fold of size 6 takes from it is hypergeometric
     t = TieTable([2.0, 1.0], [6, 6], [5, 5], [0, 2])
     rng = np.random.default_rng(2)
-    draws = np.array([cv.stratified_folds(t, 2, rng).pos[0] for _ in range(3000)])
+    draws = np.array([stratified_folds(t, 2, rng).pos[0] for _ in range(3000)])
     expected = stats.hypergeom(12, 6, 6)
     assert draws.mean() == pytest.approx(expected.mean(), abs=4.5 * expected.std() / np.sqrt(3000))
     assert draws.var() == pytest.approx(expected.var(), rel=0.15)
@@ -143,7 +145,7 @@ def test_folds_without_a_class_are_left_out_with_a_note():
 def test_fold_column_errors():
     data = _fold_data(6)
     df = pl.DataFrame(data)
-    with pytest.raises(ColumnNotFoundError, match="`fold` column 'nope'"):
+    with pytest.raises(ColumnNotFoundError, match="column 'nope' given as `fold` is not in `data`"):
         aucpr(df, "y", "s", fold="nope")
     with pytest.raises(InputError, match="already the `by` column"):
         aucpr(df, "y", "s", by="site", fold="site")
@@ -159,6 +161,7 @@ def test_fold_column_errors():
 
 def test_study_interval_for_arrays_of_data_sets():
     t = TieTable([3, 2, 1, 3, 2, 1], [10, 5, 5, 20, 2, 2], [2, 10, 30, 3, 3, 40], [0, 3, 6])
-    lower, upper = cv.study_interval(t, average_precision, level=0.95, rng=np.random.default_rng(1), folds=5)
+    arm = STUDY_ARMS["cross_validation"]
+    lower, upper, _ = arm(t, None, PR_ESTIMATORS["average_precision"], 0.95, np.random.default_rng(1), {"folds": 5})
     assert lower.shape == upper.shape == (2,)
     assert np.all(lower < upper)

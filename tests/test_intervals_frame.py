@@ -10,7 +10,7 @@ import pytest
 
 from aucpr_stats import aucpr
 from aucpr_stats.exceptions import DegenerateGroupWarning, InputError, InputTypeError
-from aucpr_stats.intervals import binomial_interval, logit_interval
+from aucpr_stats.intervals import binomial_interval, binomial_se, logit_interval
 from tests.conftest import as_polars, make_frame, random_scores, result_frame_type
 
 
@@ -53,7 +53,7 @@ def test_default_is_logit_and_matches_the_kernel():
     frame = result.conf_int()
     assert set(frame["method"]) == {"logit"}
     estimates = result.estimates[:, 0]
-    lower, upper, se = logit_interval(estimates, result.n_pos, 0.95)
+    lower, upper, se = logit_interval(estimates, binomial_se(estimates, result.n_pos), 0.95)
     np.testing.assert_allclose(frame["lower"].to_numpy(), lower, equal_nan=True)
     np.testing.assert_allclose(frame["upper"].to_numpy(), upper, equal_nan=True)
     b_lower, _, _ = binomial_interval(estimates, result.n_pos, 0.9)

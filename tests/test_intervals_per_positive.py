@@ -10,10 +10,12 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score
 
 from aucpr_stats import aucpr
-from aucpr_stats._ties import TieTable, tie_table_from_sorted
+from aucpr_stats.ties import TieTable
+from aucpr_stats.ingest.build import tie_table_from_sorted
 from aucpr_stats.estimators import PR_ESTIMATORS, average_precision
 from aucpr_stats.estimators.threshold_trapezoid import threshold_trapezoid
 from aucpr_stats.exceptions import InputError
+from aucpr_stats.estimators import Estimator
 from aucpr_stats.intervals.per_positive import per_positive_interval, per_positive_se
 from tests.conftest import random_scores
 
@@ -147,7 +149,8 @@ def test_other_estimators_get_a_clear_error(monkeypatch):
     t = TieTable([2.0, 1.0], [1, 1], [1, 3], [0, 2])
     with pytest.raises(InputError, match="average_precision.*threshold_trapezoid"):
         per_positive_se(t, "lower_trapezoid")
-    monkeypatch.setitem(PR_ESTIMATORS, "dummy_estimator", average_precision)
+    # an estimator is its registry record: one without per-positive contributions
+    monkeypatch.setitem(PR_ESTIMATORS, "dummy_estimator", Estimator("dummy_estimator", "aucpr", average_precision))
     df = pl.DataFrame({"y": [1, 0, 1, 0], "s": [0.9, 0.5, 0.4, 0.1]})
     result = aucpr(df, "y", "s", estimator=["average_precision", "dummy_estimator"])
     with pytest.raises(InputError, match=r"'average_precision', 'threshold_trapezoid'.*dummy_estimator"):
@@ -155,7 +158,7 @@ def test_other_estimators_get_a_clear_error(monkeypatch):
 
 
 def test_registered_and_reachable_from_aucpr():
-    assert PR_ESTIMATORS["threshold_trapezoid"] is threshold_trapezoid
+    assert PR_ESTIMATORS["threshold_trapezoid"].function is threshold_trapezoid
     y, s = _data(9, 60, True)
     result = aucpr(pl.DataFrame({"y": y, "s": s}), "y", "s", estimator="threshold_trapezoid")
     assert result.estimate == pytest.approx(brute_trapezoid(y, s), abs=1e-12)

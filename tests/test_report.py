@@ -32,8 +32,8 @@ def cohort(kind="polars", n=400, seed=3):
 class StubIntervals(AucprResult):
     """An AUCPR result whose conf_int returns made-up bounds (estimate -/+ 0.1 * level), to test formatting."""
 
-    def conf_int(self, method="logit", level=0.95, **options):
-        frame = as_polars(self.to_frame())
+    def conf_int_polars(self, method="logit", level=0.95, **options):
+        frame = self.to_polars()
         keys = list(self.by)
         return frame.select(
             *keys, "estimator", "estimate",

@@ -11,15 +11,11 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from aucpr_stats.api import auroc
-from aucpr_stats._ties import TieTable
-from aucpr_stats.estimators.roc import ROC_ESTIMATORS, a_prime, delong_components, placement_values
+from aucpr_stats.ties import TieTable
+from aucpr_stats.estimators import ROC_ESTIMATORS
+from aucpr_stats.estimators.roc import a_prime, delong_components, placement_values
 from aucpr_stats.exceptions import DegenerateGroupWarning, InputError, InputTypeError
-from aucpr_stats.intervals.roc import (
-    delong_se,
-    hanley_mcneil_se,
-    logit_interval,
-    normal_quantile,
-)
+from aucpr_stats.intervals import delong_se, hanley_mcneil_se, logit_interval, normal_quantile
 from aucpr_stats.results import AurocResult
 
 from .conftest import as_polars, make_frame, random_scores, result_frame_type
@@ -236,8 +232,10 @@ def test_logit_interval_is_the_delta_method_and_stays_inside():
     assert returned is se or np.array_equal(returned, se)
     # the Wald interval leaves [0, 1] here, the logit interval does not
     assert a[2] + z * se[2] > 1
-    edge = logit_interval(np.array([1.0]), np.array([0.0]), 0.95)
-    assert np.isnan(edge[0][0]) and np.isnan(edge[1][0])
+    # at A' = 1 the interval is its limit [0, 1] (as for AUCPR); without a standard error, NaN
+    edge = logit_interval(np.array([1.0, 1.0]), np.array([0.0, np.nan]), 0.95)
+    assert edge[0][0] == 0.0 and edge[1][0] == 1.0
+    assert np.isnan(edge[0][1]) and np.isnan(edge[1][1])
 
 
 def test_conf_int_frame_columns_and_type(frame_kind):
@@ -285,11 +283,11 @@ def test_degenerate_group_gets_nan_and_note():
 def test_argument_errors():
     data = ct_ratings()
     result = auroc(data, "y", "rating")
-    with pytest.raises(InputError, match=r"`method` must be one of \['delong', 'logit', 'hanley_mcneil', 'bootstrap'\]; got 'wald'"):
+    with pytest.raises(InputError, match=r"`method` must be one of \['delong', 'logit', 'hanley_mcneil', 'bootstrap'\] or 'all'; got 'wald'"):
         result.conf_int(method="wald")
     with pytest.raises(InputError, match="`level` must be strictly between 0 and 1; got 1.5"):
         result.conf_int(level=1.5)
-    with pytest.raises(InputError, match=r"unknown option \['n_boot'\]"):
+    with pytest.raises(InputTypeError, match=r"unexpected option \['n_boot'\]"):
         result.conf_int(method="delong", n_boot=10)
     with pytest.raises(InputError, match=r"`estimator` must be one of \['a_prime'\] or 'all'; got 'trapezoid'"):
         auroc(data, "y", "rating", estimator="trapezoid")

@@ -34,7 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from aucpr_stats.bands import LowEffectiveSampleSizeWarning  # noqa: E402
+from aucpr_stats.exceptions import LowEffectiveSampleSizeWarning  # noqa: E402
 from aucpr_stats.curves import pr_curve  # noqa: E402
 from aucpr_stats.simulate import Binormal  # noqa: E402
 

@@ -1,15 +1,15 @@
-"""Average precision, Boyd, Eng & Page (2013) Eq. (9)."""
+"""Average precision, Boyd, Eng & Page (2013) Eq. (9): the estimator, its per-positive contributions
+and its kernel on chunks of bootstrap replicates."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable, positive_rows_only
+from ..ties import TieTable
 
-__all__ = ["average_precision"]
+__all__ = ["average_precision", "average_precision_contributions", "average_precision_replicates"]
 
 
-@positive_rows_only
 def average_precision(ties: TieTable) -> np.ndarray:
     r"""Average precision of each segment of a tie table.
 
@@ -37,7 +37,7 @@ def average_precision(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[1, 0, 1], neg=[0, 1, 0], offsets=[0, 3])
     >>> float(average_precision(t)[0])  # (1/1 + 2/3) / 2
     0.8333333333333333
@@ -63,3 +63,46 @@ def average_precision(ties: TieTable) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         total = np.bincount(segment, weights=weight * (tp / (tp + fp)), minlength=ties.n_segments)
         return total / n_pos
+
+
+def average_precision_contributions(ties: TieTable) -> np.ndarray:
+    """Contribution of a positive in each tie row: the precision ``TP / (TP + FP)`` at the bottom of that row.
+
+    Average precision is the mean of these over the positives (Eq. 9), so
+    its per-positive standard error is that of a mean (the addendum).
+    """
+    tp = ties.tp()
+    admitted = tp + ties.fp()
+    return np.divide(tp, admitted, out=np.zeros(ties.n_rows), where=admitted > 0)
+
+
+def average_precision_replicates(table: TieTable, n_rep: int, template: TieTable) -> np.ndarray:
+    """Average precision of ``n_rep`` bootstrap replicates of ``template``, on (replicate, row) arrays.
+
+    The same values as :func:`average_precision`, specialised to the layout
+    of a chunk of replicates: segment ``b * template.n_segments + s`` of
+    ``table`` is replicate ``b`` of segment ``s`` (the rows of ``template``
+    with resampled counts), so the running sums are plain cumulative sums
+    along the rows, restarted per segment, and the class sizes are those of
+    ``template`` (the bootstrap is stratified).
+    """
+    n_rows = template.n_rows
+    pos = table.pos.reshape(n_rep, n_rows)
+    tp = np.cumsum(pos, axis=1)
+    admitted = np.cumsum(table.neg.reshape(n_rep, n_rows), axis=1)
+    admitted += tp
+    starts = template.offsets[:-1]
+    nonempty = np.flatnonzero(starts < template.offsets[1:])
+    if template.n_segments > 1:
+        # restart the running sums at each segment: subtract what came before it
+        before = np.zeros((n_rep, template.n_segments), dtype=np.int64)
+        later = nonempty[starts[nonempty] > 0]
+        before[:, later] = tp[:, starts[later] - 1]
+        tp -= np.repeat(before, template.lengths, axis=1)
+        before[:, later] = admitted[:, starts[later] - 1]
+        admitted -= np.repeat(before, template.lengths, axis=1)
+    precision_sum = np.divide(pos * tp, admitted, out=np.zeros(pos.shape), where=pos > 0)
+    out = np.full((n_rep, template.n_segments), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[:, nonempty] = np.add.reduceat(precision_sum, starts[nonempty], axis=1) / template.n_pos[nonempty]
+    return out.ravel()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-from .._ties import TieTable
+from ..ties import TieTable
 
 __all__ = ["binormal", "binormal_area"]
 
@@ -156,7 +156,7 @@ def binormal(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> # the same scores in both classes: the model's precision is pi everywhere
     >>> t = TieTable(score=[2.0, 1.0, 0.0], pos=[1, 1, 1], neg=[1, 1, 1], offsets=[0, 3])
     >>> round(float(binormal(t)[0]), 10)

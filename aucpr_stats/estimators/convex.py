@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable, negative_runs_invariant
-from ._pr_points import pr_point_counts
-from ._runs import pairwise_area, runs_of
+from ..ties import TieTable
+from .pr_points import pr_point_counts
+from .recall_runs import pairwise_area, runs_of
 
 __all__ = ["interpolated_convex", "upper_hull"]
 
@@ -106,7 +106,6 @@ def _finish_with_monotone_chain(index, x, y, is_end, is_first) -> np.ndarray:
     return index[keep]
 
 
-@negative_runs_invariant
 def interpolated_convex(ties: TieTable) -> np.ndarray:
     r"""Interpolated AUCPR through the ROC convex hull (the achievable PR curve).
 
@@ -138,7 +137,7 @@ def interpolated_convex(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> # ROC points (0,0), (0,1/2), (1/2,1/2), (1,1): the hull drops (1/2,1/2)
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[1, 0, 1], neg=[0, 1, 1], offsets=[0, 3])
     >>> round(float(interpolated_convex(t)[0]), 6)  # 1/2 + 1/6 + (2/9) log 2

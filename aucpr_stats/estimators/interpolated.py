@@ -4,15 +4,15 @@ The precisions of the empirical PR points at each distinct recall are
 summarised into one point; consecutive points are joined by the
 Davis-Goadrich interpolation (Theorem 1, Eq. 5) and the area is its closed-form
 integral (the corrected formula below Theorem 1), see
-:func:`~aucpr_stats.estimators._pr_points.dg_area`.
+:func:`~aucpr_stats.estimators.pr_points.dg_area`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable, negative_runs_invariant
-from ._runs import pairwise_area, recall_runs
+from ..ties import TieTable
+from .recall_runs import pairwise_area, recall_runs
 
 __all__ = ["interpolated_max", "interpolated_mean", "interpolated_median"]
 
@@ -25,7 +25,6 @@ def _interpolated(ties: TieTable, summary: str) -> np.ndarray:
     return pairwise_area(runs.recall, precision, precision, runs.offsets, "dg")
 
 
-@negative_runs_invariant
 def interpolated_max(ties: TieTable) -> np.ndarray:
     r"""Interpolated AUCPR through the largest precision at each distinct recall.
 
@@ -55,7 +54,7 @@ def interpolated_max(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[2.0, 1.0], pos=[2, 0], neg=[0, 3], offsets=[0, 2])
     >>> float(interpolated_max(t)[0])  # perfect separation
     1.0
@@ -88,7 +87,7 @@ def interpolated_mean(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[1, 0, 1], neg=[0, 1, 0], offsets=[0, 3])
     >>> round(float(interpolated_mean(t)[0]), 6)
     0.723656
@@ -123,7 +122,7 @@ def interpolated_median(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[1, 0, 1], neg=[0, 1, 0], offsets=[0, 3])
     >>> round(float(interpolated_median(t)[0]), 6)
     0.723656

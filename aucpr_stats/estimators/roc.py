@@ -6,32 +6,21 @@ exact (one rounding) and lies in [0, 1] by construction, also at n = 10^6 and
 far beyond (the integer numerator is at most ``2 * n_pos * n_neg``, which fits
 in int64 for up to about 4 * 10^9 rows per group).
 
-Segments are ordered by descending score (see :class:`~aucpr_stats._ties.TieTable`);
+Segments are ordered by descending score (see :class:`~aucpr_stats.ties.TieTable`);
 "below" means "with a smaller score".
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
-from .._ties import TieTable, negative_runs_invariant
+from ..ties import TieTable
 
 __all__ = [
     "a_prime",
     "placement_values",
     "delong_components",
-    "ROC_ESTIMATORS",
-    "DEFAULT_ROC_ESTIMATOR",
 ]
-
-
-def _segment_sum(ties: TieTable, values: np.ndarray) -> np.ndarray:
-    """``ties.segment_sum`` with a fast path for a single segment (ungrouped data)."""
-    if ties.n_segments == 1:
-        return np.atleast_1d(values.sum())
-    return ties.segment_sum(values)
 
 
 def _class_counts(ties: TieTable):
@@ -59,7 +48,6 @@ def _class_counts(ties: TieTable):
     return neg_below, pos_above, n_pos, n_neg, neg_total, pos_total
 
 
-@negative_runs_invariant
 def a_prime(ties: TieTable) -> np.ndarray:
     r"""A', the ROC AUC with ties counted one half, per segment.
 
@@ -95,7 +83,7 @@ def a_prime(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[1, 1, 0], neg=[0, 1, 1], offsets=[0, 3])
     >>> float(a_prime(t)[0])  # pairs: (3,2) 1, (3,1) 1, (2,2) 1/2, (2,1) 1 -> 3.5 / 4
     0.875
@@ -106,7 +94,7 @@ def a_prime(ties: TieTable) -> np.ndarray:
 
 def _a_prime_from(ties: TieTable, neg_below, n_pos, n_neg) -> np.ndarray:
     # twice the numerator of Eq. (3), exact in int64: sum_i p_i (2 N_i + n_i)
-    twice = _segment_sum(ties, ties.pos * (2 * neg_below + ties.neg))
+    twice = ties.segment_sum(ties.pos * (2 * neg_below + ties.neg))
     pairs = n_pos.astype(np.float64) * n_neg.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return twice / (2.0 * pairs)
@@ -182,19 +170,8 @@ def delong_components(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarra
     d10 = v10 - centre
     d01 = v01 - centre
     with np.errstate(invalid="ignore", divide="ignore"):
-        s10 = _segment_sum(ties, ties.pos * (d10 * d10)) / (n_pos - 1)
-        s01 = _segment_sum(ties, ties.neg * (d01 * d01)) / (n_neg - 1)
+        s10 = ties.segment_sum(ties.pos * (d10 * d10)) / (n_pos - 1)
+        s01 = ties.segment_sum(ties.neg * (d01 * d01)) / (n_neg - 1)
     s10 = np.where(n_pos > 1, s10, np.nan)
     s01 = np.where(n_neg > 1, s01, np.nan)
     return auc, s10, s01
-
-
-Estimator = Callable[[TieTable], np.ndarray]
-
-#: Registry of ROC AUC estimators by public name.
-ROC_ESTIMATORS: dict[str, Estimator] = {
-    "a_prime": a_prime,
-}
-
-#: The default estimator of :func:`aucpr_stats.auroc`.
-DEFAULT_ROC_ESTIMATOR = "a_prime"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable, negative_runs_invariant
+from ..ties import TieTable
 
 __all__ = ["threshold_trapezoid", "threshold_trapezoid_contributions"]
 
@@ -60,7 +60,6 @@ def threshold_trapezoid_contributions(ties: TieTable) -> np.ndarray:
     return 0.5 * (precision + before)
 
 
-@negative_runs_invariant
 def threshold_trapezoid(ties: TieTable) -> np.ndarray:
     r"""AUCPR by the trapezoid rule over the PR points of all thresholds (the addendum).
 
@@ -99,7 +98,7 @@ def threshold_trapezoid(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[1, 0, 1], neg=[0, 1, 0], offsets=[0, 3])
     >>> float(threshold_trapezoid(t)[0])  # f = 1 and (1/2 + 2/3) / 2
     0.7916666666666666

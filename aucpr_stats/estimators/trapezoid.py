@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ties import TieTable, negative_runs_invariant
-from ._runs import pairwise_area, recall_runs
+from ..ties import TieTable
+from .recall_runs import pairwise_area, recall_runs
 
 __all__ = ["lower_trapezoid", "upper_trapezoid"]
 
 
-@negative_runs_invariant
 def lower_trapezoid(ties: TieTable) -> np.ndarray:
     r"""Lower trapezoid estimate of AUCPR for each segment of a tie table.
 
@@ -39,7 +38,7 @@ def lower_trapezoid(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[1, 0, 1], neg=[0, 1, 0], offsets=[0, 3])
     >>> # recalls 0, 1/2, 1 with (p_min, p_max) = (1, 1), (1/2, 1), (2/3, 2/3)
     >>> float(lower_trapezoid(t)[0])  # (1 + 1)/2 * 1/2 + (1/2 + 2/3)/2 * 1/2
@@ -49,7 +48,6 @@ def lower_trapezoid(ties: TieTable) -> np.ndarray:
     return pairwise_area(runs.recall, runs.p_min, runs.p_max, runs.offsets, "trapezoid")
 
 
-@negative_runs_invariant
 def upper_trapezoid(ties: TieTable) -> np.ndarray:
     r"""Upper trapezoid estimate of AUCPR for each segment of a tie table.
 
@@ -76,7 +74,7 @@ def upper_trapezoid(ties: TieTable) -> np.ndarray:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[1, 0, 1], neg=[0, 1, 0], offsets=[0, 3])
     >>> float(upper_trapezoid(t)[0])  # (1 + 1)/2 * 1/2 + (1 + 2/3)/2 * 1/2
     0.9166666666666666

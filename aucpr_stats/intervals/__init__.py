@@ -1,12 +1,14 @@
-"""Confidence intervals for AUCPR (Boyd, Eng & Page 2013, section 3.2; the addendum).
+"""Confidence intervals for AUCPR and AUROC, per group and estimator.
 
-``result.conf_int(method=..., level=0.95, **options)`` on an
-:class:`~aucpr_stats.results.AucprResult` dispatches to :func:`pr_conf_int`.
-The methods, one module each, with array-level kernels callable on their own:
+``result.conf_int(method=..., level=0.95, **options)`` calls :func:`conf_int_frame`,
+one driver for every metric (:mod:`.driver`), which dispatches through the
+per-metric registry of methods (:mod:`.registry`). One module per method
+family, with array-level kernels callable on their own:
 
 ==================== ==========================================================
-``logit`` (default)  :func:`~.closed_form.logit_interval`: Wald interval on the
-                     logit scale, delta-method SE, mapped back; inside [0, 1]
+AUCPR
+``logit`` (default)  :func:`~.closed_form.logit_interval` with the binomial SE:
+                     Wald interval on the logit scale, mapped back; in [0, 1]
 ``binomial``         :func:`~.closed_form.binomial_interval`: estimate ± z·SE
 ``bootstrap``        :mod:`.bootstrap`: stratified, multinomial counts of the
                      tie table, percentile interval
@@ -14,34 +16,49 @@ The methods, one module each, with array-level kernels callable on their own:
                      caller's fold column; mean ± t·sd/sqrt(k)
 ``per_positive``     :mod:`.per_positive`: SE of a mean of per-positive
                      contributions (average_precision, threshold_trapezoid)
+AUROC
+``delong`` (default) :mod:`.delong`: A' ± z·SE with DeLong's SE
+``logit``            :func:`~.closed_form.logit_interval` with DeLong's SE
+``hanley_mcneil``    :mod:`.hanley_mcneil`: A' ± z·SE, exponential model
+``bootstrap``        as for AUCPR
 ==================== ==========================================================
 
-ROC AUC intervals live in :mod:`aucpr_stats.intervals.roc`. See
-``docs/intervals.md`` for the formulas and the evidence behind the default.
+See ``docs/intervals.md`` and ``docs/roc.md`` for the formulas, and
+``docs/validation.md`` for the measured coverage.
 """
 
 from __future__ import annotations
 
-from .bootstrap import bootstrap_estimates, iter_replicates, percentile_interval, stratified_counts
-from .closed_form import binomial_interval, logit_interval, normal_quantile
-from .cross_validation import cv_interval, stratified_folds
-from .per_positive import PER_POSITIVE_ESTIMATORS, per_positive_interval
-from .pr import DEFAULT_PR_METHOD, PR_METHODS, fold_estimates, pr_conf_int
+from .bootstrap import percentile_interval, replicate_summary
+from .closed_form import binomial_interval, binomial_se, logit_interval, normal_quantile, t_quantile, wald_interval
+from .cross_validation import cv_interval, folds_matrix
+from .delong import delong_se
+from .driver import OPTIONS, conf_int_frame, fold_estimates
+from .hanley_mcneil import hanley_mcneil_se
+from .per_positive import per_positive_interval, per_positive_se
+from .registry import DEFAULT_METHOD, INTERVAL_METHODS, PR_METHODS, ROC_METHODS, IntervalMethod
 
 __all__ = [
-    "pr_conf_int",
+    "conf_int_frame",
     "fold_estimates",
+    "OPTIONS",
+    "INTERVAL_METHODS",
+    "DEFAULT_METHOD",
     "PR_METHODS",
-    "DEFAULT_PR_METHOD",
+    "ROC_METHODS",
+    "IntervalMethod",
+    "normal_quantile",
+    "t_quantile",
+    "wald_interval",
+    "binomial_se",
     "binomial_interval",
     "logit_interval",
-    "normal_quantile",
-    "bootstrap_estimates",
-    "iter_replicates",
-    "stratified_counts",
+    "delong_se",
+    "hanley_mcneil_se",
     "percentile_interval",
-    "stratified_folds",
+    "replicate_summary",
     "cv_interval",
+    "folds_matrix",
+    "per_positive_se",
     "per_positive_interval",
-    "PER_POSITIVE_ESTIMATORS",
 ]

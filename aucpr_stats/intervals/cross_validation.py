@@ -12,158 +12,33 @@ normal approximation; they found these intervals under-cover, badly for few
 positives, because each fold holds only ``n / k`` positives and the
 estimators are more biased on small samples.
 
-Folds come either from a stratified random partition (:func:`stratified_folds`:
-each fold receives ``floor(n/k)`` or ``ceil(n/k)`` of the positives and likewise
-of the negatives) or from the caller's own fold column (:class:`FoldTables`,
-built by ``aucpr(..., fold="column")``), e.g. for out-of-fold predictions of
-a cross-validated model.
+Folds come either from a stratified random partition
+(:func:`aucpr_stats.resample.stratified_folds`: each fold receives
+``floor(n/k)`` or ``ceil(n/k)`` of the positives and likewise of the
+negatives, each group from its own random stream) or from the caller's own
+fold column (:class:`aucpr_stats.ingest.FoldTables`, read with
+``aucpr(..., fold="column")``), e.g. for out-of-fold predictions of a
+cross-validated model.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
-
-import attrs
 import numpy as np
 import polars as pl
 
-from .._ties import TieTable
-from ..exceptions import InputError
+from ..estimators.engine import evaluate
+from ..resample import stratified_folds
 from .closed_form import normal_quantile, t_quantile
 
-__all__ = ["FoldTables", "stratified_folds", "fold_column_iv", "fold_tables", "folds_matrix", "cv_interval", "study_interval"]
-
-
-@attrs.frozen(eq=False)
-class FoldTables:
-    """Tie tables per (group, fold) from the caller's fold column.
-
-    Attributes
-    ----------
-    ties : TieTable
-        One segment per (group, fold) combination present in the data.
-    group : ndarray of int64
-        Group (row of the result's keys) of each segment.
-    fold : polars.Series
-        Fold label of each segment.
-    column : str
-        Name of the fold column.
-    """
-
-    ties: TieTable
-    group: np.ndarray
-    fold: pl.Series
-    column: str
-
-
-# ----------------------------------------------------------- random folds
-def _fold_counts(ties: TieTable, counts: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Counts of one class per (segment, fold, row), group-major layout of ``ties.take(repeat(S, k))``.
-
-    The units (rows of this class) of each segment are put in a uniformly
-    random order and dealt to the folds in turn, starting at a random fold;
-    so fold sizes differ by at most one, and the counts a fold receives from
-    the tie rows follow the multivariate hypergeometric distribution.
-    """
-    n_seg = ties.n_segments
-    totals = ties.segment_sum(counts)
-    unit_row = np.repeat(np.arange(ties.n_rows, dtype=np.int64), counts)
-    seg = np.repeat(np.arange(n_seg, dtype=np.int64), totals)
-    order = np.lexsort((rng.random(unit_row.size), seg))  # random order within each segment
-    unit_row = unit_row[order]
-    first = np.zeros(n_seg, dtype=np.int64)
-    np.cumsum(totals[:-1], out=first[1:])
-    rank = np.arange(unit_row.size, dtype=np.int64) - first[seg]
-    fold = (rank + rng.integers(0, k, size=n_seg)[seg]) % k
-    starts = ties.offsets[:-1][seg]
-    out = starts * k + fold * ties.lengths[seg] + (unit_row - starts)
-    return np.bincount(out, minlength=ties.n_rows * k)
-
-
-def stratified_folds(ties: TieTable, k: int, rng: np.random.Generator) -> TieTable:
-    """Split every segment into ``k`` stratified random folds.
-
-    Parameters
-    ----------
-    ties : TieTable
-    k : int
-        Number of folds.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    TieTable
-        Segment ``s * k + f`` is fold ``f`` of segment ``s`` (the scores of
-        ``s`` with the counts dealt to that fold; rows may have zero counts).
-        The positives of a segment are dealt evenly over the folds, and so are
-        the negatives, so every fold keeps the prevalence up to rounding.
-    """
-    table = ties.take(np.repeat(np.arange(ties.n_segments), k))
-    pos = _fold_counts(ties, ties.pos, k, rng)
-    neg = _fold_counts(ties, ties.neg, k, rng)
-    return table.with_counts(pos, neg)
-
-
-# ------------------------------------------------------- caller's folds
-def fold_column_iv(data: Any, fold: Any, spec) -> str:
-    """Check the ``fold`` argument of ``aucpr``: a column of ``data`` with no other role."""
-    from .. import _frames
-    from ..exceptions import ColumnNotFoundError, InputTypeError
-
-    if not isinstance(fold, str):
-        raise InputTypeError(f"`fold` must be a column name (str) or None; got {fold!r} of type {type(fold).__name__}")
-    names = _frames.column_names(data)
-    if fold not in names:
-        raise ColumnNotFoundError(f"`fold` column {fold!r} is not in `data`; columns are {list(names)[:30]}")
-    roles = {spec.outcome: "outcome", **{s: "score" for s in spec.scores}, **{b: "by" for b in spec.by}}
-    if fold in roles:
-        raise InputError(f"`fold` column {fold!r} is already the `{roles[fold]}` column; name a separate fold column")
-    return fold
-
-
-def fold_tables(data: Any, spec, fold: str, keys: pl.DataFrame, key_columns: Sequence[str]) -> FoldTables:
-    """Tie tables per (group, fold) for the caller's fold column.
-
-    Parameters
-    ----------
-    data : frame
-        The caller's data.
-    spec : ColumnSpec
-        The validated column roles of the main call.
-    fold : str
-        The fold column (already checked to exist and to be no other role).
-    keys : polars.DataFrame
-        The main result's keys (one row per group).
-    key_columns : sequence of str
-        The key columns of the main result (``by``, then ``score`` for several scores).
-
-    Raises
-    ------
-    InputError
-        The fold column has missing values.
-    """
-    from .._ingest import ingest
-
-    ingested = ingest(data, spec, extra_columns=(fold,))
-    fold_keys = ingested.keys
-    if fold_keys[fold].null_count():
-        raise InputError(f"`fold` column {fold!r} has missing values; every row needs a fold")
-    if key_columns:
-        main = keys.select(key_columns).with_row_index("__group")
-        mapped = fold_keys.select(key_columns).with_row_index("__seg").join(
-            main, on=list(key_columns), how="left", nulls_equal=True
-        ).sort("__seg")
-        group = mapped["__group"].to_numpy().astype(np.int64)
-    else:
-        group = np.zeros(fold_keys.height, dtype=np.int64)
-    return FoldTables(ties=ingested.ties, group=group, fold=fold_keys[fold], column=fold)
+__all__ = ["cv_interval", "folds_matrix", "fold_values", "folds_frame", "cross_validation_method",
+           "cross_validation_note"]
 
 
 def folds_matrix(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Arrange per-segment values (segments = (group, fold)) as (n_groups, max folds, ...), NaN-padded.
 
     Returns the matrix and, per segment, its position within its group (in
-    segment order, which is fold-label order for :func:`fold_tables`).
+    segment order).
     """
     order = np.argsort(group, kind="stable")
     counts = np.bincount(group, minlength=n_groups)
@@ -177,7 +52,6 @@ def folds_matrix(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[
     return out, position
 
 
-# ------------------------------------------------------------ interval
 def cv_interval(fold_estimates: np.ndarray, level: float = 0.95, quantile: str = "t") -> dict[str, np.ndarray]:
     """Cross-validation interval from fold estimates (last axis = folds; NaN folds are left out).
 
@@ -213,34 +87,68 @@ def cv_interval(fold_estimates: np.ndarray, level: float = 0.95, quantile: str =
     return {"lower": mean - q * se, "upper": mean + q * se, "mean": mean, "se": se, "folds": k}
 
 
-# --------------------------------------------------- simulation-study arm
-def study_interval(ties: TieTable, estimator: Callable, level: float = 0.95, rng=None, folds: int = 10,
-                   quantile: str = "t") -> tuple[np.ndarray, np.ndarray]:
-    """Cross-validation interval of ``estimator`` for every segment: (lower, upper).
+def fold_values(request) -> tuple[np.ndarray, object, np.ndarray, pl.Series]:
+    """Fold estimates (groups, estimators, folds), the fold table, the group and the label of each fold segment.
 
-    The array-level entry point of the simulation study: a stratified random
-    ``folds``-fold split of each segment (one per simulated data set).
+    With ``folds="column"`` the folds are the caller's (kept by
+    ``aucpr(..., fold=)``); with an integer ``k``, stratified random folds of
+    every usable group, labelled 0 to k - 1.
     """
-    from .bootstrap import as_generator
-
-    k = int(folds)
-    table = stratified_folds(ties, k, as_generator(rng))
-    values = _evaluate(table, estimator)
-    out = cv_interval(values.reshape(ties.n_segments, k), level, quantile)
-    return out["lower"], out["upper"]
-
-
-def _evaluate(table: TieTable, fn: Callable) -> np.ndarray:
-    """``fn`` on the segments with both classes; NaN elsewhere."""
-    ok = (table.n_pos > 0) & (table.n_neg > 0)
-    out = np.full(table.n_segments, np.nan)
-    if ok.any():
-        with np.errstate(all="ignore"):
-            out[ok] = fn(table if ok.all() else table.take(np.flatnonzero(ok)))
-    return out
+    result, estimators = request.result, request.estimators
+    n_groups, n_est = result.n_groups, len(estimators)
+    k = request.options["folds"]
+    if k == "column":
+        folds = result.folds
+        values = evaluate(folds.ties, estimators)  # (fold segments, estimators)
+        matrix, _ = folds_matrix(values, folds.group, n_groups)  # (groups, folds, estimators)
+        return np.moveaxis(matrix, 1, 2), folds.ties, folds.group, folds.fold
+    usable = request.usable
+    fold_ties = stratified_folds(request.ties, k, streams=request.streams("cross_validation"))
+    matrix = np.full((n_groups, k, n_est), np.nan)
+    matrix[usable] = evaluate(fold_ties, estimators).reshape(usable.size, k, n_est)
+    labels = pl.Series("fold", np.tile(np.arange(k, dtype=np.int64), usable.size))
+    return np.moveaxis(matrix, 1, 2), fold_ties, np.repeat(usable, k), labels
 
 
-def evaluate_many(table: TieTable, registry: Mapping[str, Callable], names: Sequence[str]) -> np.ndarray:
-    """Estimates of shape (n_segments, len(names)) with NaN for segments lacking a class."""
-    return np.column_stack([_evaluate(table, registry[name]) for name in names]) if names else (
-        np.empty((table.n_segments, 0)))
+def cross_validation_method(request) -> dict:
+    """The ``cross_validation`` method of ``conf_int``; keeps the per-fold frame when ``return_folds``."""
+    values, fold_ties, fold_group, labels = fold_values(request)
+    out = cv_interval(values, request.level, request.options["quantile"])
+    if request.options["return_folds"]:
+        request.extras["folds"] = folds_frame(request.result, values, fold_ties, fold_group, labels)
+    n_groups = request.result.n_groups
+    k = request.options["folds"]
+    total = np.bincount(fold_group, minlength=n_groups) if k == "column" else np.full(n_groups, k)
+    return {"lower": out["lower"], "upper": out["upper"], "se": out["se"],
+            "folds": out["folds"].astype(np.float64), "fold_mean": out["mean"],
+            "folds_total": np.broadcast_to(total[:, None], out["lower"].shape)}
+
+
+def cross_validation_note(request, out) -> np.ndarray:
+    notes = np.full(out["lower"].shape, None, dtype=object)
+    lacking = out["folds_total"] - out["folds"]
+    for i, j in zip(*np.nonzero(lacking > 0)):  # only the groups with folds left out
+        notes[i, j] = f"{int(lacking[i, j])} folds lack a class and were left out"
+    notes[out["folds"] < 2] = "fewer than 2 folds hold both classes: no cross-validation interval"
+    return notes
+
+
+def folds_frame(result, values: np.ndarray, fold_ties, fold_group: np.ndarray, labels: pl.Series) -> pl.DataFrame:
+    """One row per group, estimator and fold (group-major, folds in segment order): the fold estimate and counts."""
+    n_est = len(result.estimators)
+    order = np.argsort(fold_group, kind="stable")  # fold segments, group by group
+    group = fold_group[order]
+    position = np.arange(order.size) - np.searchsorted(group, group)  # place of each fold in its group
+    seg = np.tile(order, n_est)
+    est = np.repeat(np.arange(n_est), order.size)
+    rows = np.lexsort((np.tile(position, n_est), est, np.tile(group, n_est)))
+    seg, est = seg[rows], est[rows]
+    g, p = fold_group[seg], np.tile(position, n_est)[rows]
+    body = pl.DataFrame({
+        "estimator": pl.Series(np.asarray(result.estimators, dtype=object)[est].tolist(), dtype=pl.String),
+        "fold": labels.gather(seg).alias("fold") if seg.size else labels.clear(),
+        "estimate": pl.Series(values[g, est, p], dtype=pl.Float64),
+        "n_pos": pl.Series(fold_ties.n_pos[seg], dtype=pl.Int64),
+        "n_neg": pl.Series(fold_ties.n_neg[seg], dtype=pl.Int64),
+    })
+    return result.with_keys(body, g)

@@ -76,7 +76,7 @@ def plot_curve(result: Any, ax=None, *, method: str = "step", n_points: int = 50
     """
     ax = _axes(ax)
     grid = np.linspace(0.0, 1.0, n_points)
-    y, _ = result._evaluate_arrays(grid, method)
+    y, _ = result.values_at(grid, method)
     labels = _labels(result.keys, result.by, result.n_groups)
     colours = _colours(result.n_groups)
     is_pr = result.curve == "pr"

@@ -14,7 +14,7 @@ import polars as pl
 
 from .._validate import SCORE_KEY, level_iv
 from ..exceptions import InputError, InputTypeError
-from ..report import _as_polars, _pretty, format_cell
+from ..report import format_cell, pretty_name
 
 __all__ = ["forest_plot"]
 
@@ -26,12 +26,11 @@ def _rows(results: Sequence[Any], method: Any, level: float, labels: Mapping[str
     rows: list[dict] = []
     for r in results:
         m = method.get(r.metric) if isinstance(method, Mapping) else method
-        point = _as_polars(r.to_frame())
+        point = r.to_polars()
         if m is None:
             frame = point.with_columns(lower=pl.lit(None, dtype=pl.Float64), upper=pl.lit(None, dtype=pl.Float64))
         else:
-            kwargs = dict(options, level=level) if m == "default" else dict(options, method=m, level=level)
-            frame = _as_polars(r.conf_int(**kwargs))
+            frame = r.conf_int_polars(method=None if m == "default" else m, level=level, **options)
         keys = list(r.by)
         counts = point.select(*keys, "estimator", "n_pos", "n_neg", "prevalence")
         frame = frame.drop([c for c in ("n_pos", "n_neg", "prevalence") if c in frame.columns])
@@ -44,9 +43,9 @@ def _rows(results: Sequence[Any], method: Any, level: float, labels: Mapping[str
             if several:
                 extra.append(labels.get(r.metric, r.metric_label))
             if n_est > 1:
-                extra.append(labels.get(row["estimator"], _pretty(row["estimator"])))
+                extra.append(labels.get(row["estimator"], pretty_name(row["estimator"])))
             if n_methods > 1:
-                extra.append(labels.get(row["method"], _pretty(row["method"])))
+                extra.append(labels.get(row["method"], pretty_name(row["method"])))
             rows.append({
                 "label": ", ".join(parts) if parts else "All",
                 "extra": ", ".join(extra),
@@ -132,7 +131,7 @@ def forest_plot(
     if not results:
         raise InputError("`results` must hold at least one result")
     for r in results:
-        if not hasattr(r, "to_frame") or not hasattr(r, "by"):
+        if not hasattr(r, "to_polars") or not hasattr(r, "by"):
             raise InputTypeError(f"`results` must hold aucpr_stats results; got {type(r).__name__}")
     level = level_iv(level)
     labels = dict(labels or {})

@@ -8,7 +8,8 @@ for any sample sizes, prevalences, estimators and interval methods.
 
 from __future__ import annotations
 
-from .studies import BOYD_ESTIMATORS, INTERVAL_METHODS, bias_study, coverage_study, simulate_ties
+from .arms import INTERVAL_METHODS
+from .studies import BOYD_ESTIMATORS, bias_study, coverage_study, simulate_ties
 from .scenarios import SCENARIOS, Bibeta, Binormal, OffsetUniform, Scenario, class_counts, get_scenario
 
 __all__ = [

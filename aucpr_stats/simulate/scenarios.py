@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 from scipy import integrate, special
 
+from .._validate import integer_iv, probability_iv, seed_iv
 from ..exceptions import InputError, InputTypeError
 
 __all__ = [
@@ -42,23 +43,6 @@ __all__ = [
 
 #: Tolerances handed to :func:`scipy.integrate.quad`: far below the 1e-8 target.
 _QUAD_OPTIONS = {"epsabs": 1e-13, "epsrel": 1e-12, "limit": 500}
-
-
-def _prevalence_iv(prevalence: Any) -> float:
-    if isinstance(prevalence, bool) or not isinstance(prevalence, (int, float, np.integer, np.floating)):
-        raise InputTypeError(f"`prevalence` must be a number in (0, 1); got {prevalence!r}")
-    prevalence = float(prevalence)
-    if not 0.0 < prevalence < 1.0:
-        raise InputError(f"`prevalence` must be in (0, 1); got {prevalence!r}")
-    return prevalence
-
-
-def _count_iv(value: Any, argument: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InputTypeError(f"`{argument}` must be an integer; got {value!r} of type {type(value).__name__}")
-    if value < minimum:
-        raise InputError(f"`{argument}` must be at least {minimum}; got {value!r}")
-    return int(value)
 
 
 def class_counts(n_total: int, prevalence: float) -> tuple[int, int]:
@@ -76,8 +60,8 @@ def class_counts(n_total: int, prevalence: float) -> tuple[int, int]:
         When the rounding leaves a class empty (e.g. ``n_total=5``,
         ``prevalence=0.05``): no AUCPR is defined without both classes.
     """
-    n_total = _count_iv(n_total, "n_total", 2)
-    prevalence = _prevalence_iv(prevalence)
+    n_total = integer_iv(n_total, "n_total", 2)
+    prevalence = probability_iv(prevalence, "prevalence")
     n_pos = int(math.floor(prevalence * n_total + 0.5))
     n_neg = n_total - n_pos
     if n_pos < 1 or n_neg < 1:
@@ -86,14 +70,6 @@ def class_counts(n_total: int, prevalence: float) -> tuple[int, int]:
             "both classes need at least one example"
         )
     return n_pos, n_neg
-
-
-def _rng(seed: Any) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
-        return np.random.default_rng(seed)
-    raise InputTypeError(f"`seed` must be None, an int or a numpy Generator; got {type(seed).__name__}")
 
 
 @attrs.frozen
@@ -162,7 +138,7 @@ class Scenario:
             At ``recall = 0`` the limit, 1: in all three scenarios the
             positives dominate the upper tail (``s(r) / r -> 0``).
         """
-        prevalence = _prevalence_iv(prevalence)
+        prevalence = probability_iv(prevalence, "prevalence")
         r = np.asarray(recall, dtype=np.float64)
         s = self.fpr_at_recall(r)
         out = np.ones(r.shape)
@@ -173,7 +149,7 @@ class Scenario:
 
     def true_pr_curve(self, prevalence: float, n_points: int = 201) -> pl.DataFrame:
         """The true PR curve on an even recall grid, as a polars frame (recall, precision)."""
-        n_points = _count_iv(n_points, "n_points", 2)
+        n_points = integer_iv(n_points, "n_points", 2)
         recall = np.linspace(0.0, 1.0, n_points)
         return pl.DataFrame({"recall": recall, "precision": self.precision_at_recall(recall, prevalence)})
 
@@ -193,7 +169,7 @@ class Scenario:
         >>> round(SCENARIOS["binormal"].true_aucpr(0.1), 4)
         0.2928
         """
-        prevalence = _prevalence_iv(prevalence)
+        prevalence = probability_iv(prevalence, "prevalence")
 
         def integrand(r: float) -> float:
             return float(self.precision_at_recall(np.array([r]), prevalence)[0])
@@ -232,10 +208,10 @@ class Scenario:
         (pos, neg) : ndarrays of float64, shapes (n_sims, n_pos) and (n_sims, n_neg)
             Positive scores drawn from ``Y`` and negative scores from ``X``.
         """
-        n_sims = _count_iv(n_sims, "n_sims", 1)
-        n_pos = _count_iv(n_pos, "n_pos", 0)
-        n_neg = _count_iv(n_neg, "n_neg", 0)
-        rng = _rng(rng)
+        n_sims = integer_iv(n_sims, "n_sims", 1)
+        n_pos = integer_iv(n_pos, "n_pos", 0)
+        n_neg = integer_iv(n_neg, "n_neg", 0)
+        rng = np.random.default_rng(seed_iv(rng))
         pos = self.draw(rng, (n_sims, n_pos), positive=True)
         neg = self.draw(rng, (n_sims, n_neg), positive=False)
         return pos, neg
@@ -255,7 +231,7 @@ class Scenario:
         ((100, 2), 10)
         """
         n_pos, n_neg = class_counts(n_total, prevalence)
-        rng = _rng(seed)
+        rng = np.random.default_rng(seed_iv(seed))
         pos, neg = self.sample_arrays(1, n_pos, n_neg, rng)
         score = np.concatenate([pos[0], neg[0]])
         outcome = np.concatenate([np.ones(n_pos, dtype=np.int64), np.zeros(n_neg, dtype=np.int64)])

@@ -6,11 +6,10 @@ the estimates, and compares them with the true AUCPR of the scenario.
 
 Vectorised across simulations: the data sets of a block are drawn as one
 ``(n_sims, n)`` array, sorted row-wise by numpy, and run-length encoded into
-ONE :class:`~aucpr_stats._ties.TieTable` with one segment per data set, so
+ONE :class:`~aucpr_stats.ties.TieTable` with one segment per data set, so
 each estimator is called once per block, exactly as it is called once for all
 groups of a user's frame. Binomial and logit intervals are closed forms on the
-resulting arrays; bootstrap and cross-validation reuse the interval kernels
-of :mod:`aucpr_stats.intervals` on the same table.
+resulting arrays; bootstrap and cross-validation are the arms of :mod:`.arms`, on the same table.
 
 Definitions (Boyd et al. section 4):
 
@@ -32,11 +31,14 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from .. import _engine
-from .._ties import TieTable, tie_table_from_sorted
+from .._validate import integer_iv, level_iv, names_or_all_iv, probability_iv, seed_iv
 from ..estimators import PR_ESTIMATORS
+from ..estimators.engine import evaluate
 from ..exceptions import InputError, InputTypeError
-from .scenarios import SCENARIOS, Scenario, _count_iv, _prevalence_iv, _rng, class_counts, get_scenario
+from ..ingest.build import tie_table_from_sorted
+from ..ties import TieTable
+from .arms import INTERVAL_METHODS
+from .scenarios import SCENARIOS, Scenario, class_counts, get_scenario
 
 __all__ = [
     "bias_study",
@@ -101,74 +103,7 @@ def simulate_ties(pos: np.ndarray, neg: np.ndarray) -> TieTable:
     return tie_table_from_sorted(group, sorted_scores.ravel(), positive.ravel(), n_sims)
 
 
-# ------------------------------------------------------------ interval arms
-def _closed_form(kind: str) -> Callable:
-    from ..intervals import closed_form  # issue 4: array-level kernels
-
-    return closed_form.binomial_interval if kind == "binomial" else closed_form.logit_interval
-
-
-def _binomial(ties, estimates, estimator, level, rng, options):
-    lower, upper, _ = _closed_form("binomial")(estimates, ties.n_pos, level)
-    return lower, upper, estimates
-
-
-def _logit(ties, estimates, estimator, level, rng, options):
-    lower, upper, _ = _closed_form("logit")(estimates, ties.n_pos, level)
-    return lower, upper, estimates
-
-
-def _bootstrap(ties, estimates, estimator, level, rng, options):
-    # issue 4's stratified counts bootstrap, called at the replicate level so
-    # that the median of the replicates (the interval's location, Fig. 8) is kept
-    from ..intervals import bootstrap as boot
-
-    options = dict(options)
-    if options.pop("reduce_table", True):  # the kernel's exact reduction for this estimator
-        names = [name for name, fn in PR_ESTIMATORS.items() if fn is estimator]
-        ties = boot.reduce_for(names)(ties) if names else ties
-    replicates = boot.bootstrap_estimates(ties, estimator, seed=rng, **options)
-    lower, upper = boot.percentile_interval(replicates, level)
-    return lower, upper, boot.replicate_summary(replicates)["boot_median"]
-
-
-def _cross_validation(ties, estimates, estimator, level, rng, options):
-    from ..intervals import cross_validation  # issue 4: k-fold kernel
-
-    lower, upper = cross_validation.study_interval(ties, estimator, level=level, rng=rng, **options)
-    return lower, upper, (lower + upper) / 2.0  # the mean of the fold estimates
-
-
-#: Interval arms of :func:`coverage_study`: ``fn(ties, estimates, estimator,
-#: level, rng, options) -> (lower, upper, location)``, one interval per
-#: segment. The location is what the interval is centred on (Boyd et al.
-#: Fig. 8): the estimate for binomial and logit, the median of the bootstrap
-#: replicates, the mean of the fold estimates for cross-validation.
-INTERVAL_METHODS: dict[str, Callable] = {
-    "binomial": _binomial,
-    "logit": _logit,
-    "bootstrap": _bootstrap,
-    "cross_validation": _cross_validation,
-}
-
-
-
 # ---------------------------------------------------------------- validation
-def _names_iv(value: Any, argument: str, choices: Sequence[str]) -> tuple[str, ...]:
-    if isinstance(value, str):
-        names = list(choices) if value == "all" else [value]
-    elif isinstance(value, (list, tuple)):
-        names = list(value)
-    else:
-        raise InputTypeError(f"`{argument}` must be a name, a list of names or 'all'; got {type(value).__name__}")
-    if not names:
-        raise InputError(f"`{argument}` must name at least one choice; got an empty list")
-    for name in names:
-        if name not in choices:
-            raise InputError(f"`{argument}` must be one of {list(choices)} or 'all'; got {name!r}")
-    return tuple(dict.fromkeys(names))
-
-
 def _grid_iv(scenarios, n_total, prevalence, n_sims) -> tuple[list[Scenario], list[int], list[float], int]:
     if isinstance(scenarios, (str, Scenario)):
         scenarios = [scenarios]
@@ -176,22 +111,14 @@ def _grid_iv(scenarios, n_total, prevalence, n_sims) -> tuple[list[Scenario], li
         raise InputTypeError(f"`scenarios` must be a name, a Scenario, or a non-empty list of them; got {scenarios!r}")
     scen = [get_scenario(s) for s in scenarios]
     sizes = [n_total] if np.ndim(n_total) == 0 else list(n_total)
-    sizes = [_count_iv(n, "n_total", 2) for n in sizes]
+    sizes = [integer_iv(n, "n_total", 2) for n in sizes]
     prevs = [prevalence] if np.ndim(prevalence) == 0 else list(prevalence)
-    prevs = [_prevalence_iv(p) for p in prevs]
+    prevs = [probability_iv(p, "prevalence") for p in prevs]
     if not sizes or not prevs:
         raise InputError("`n_total` and `prevalence` must hold at least one value each")
     for n, p in itertools.product(sizes, prevs):
         class_counts(n, p)  # raises when a class would be empty
-    return scen, sizes, prevs, _count_iv(n_sims, "n_sims", 2)
-
-
-def _level_iv(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)):
-        raise InputTypeError(f"`level` must be a number in (0, 1); got {level!r}")
-    if not 0 < float(level) < 1:
-        raise InputError(f"`level` must be in (0, 1); got {level!r}")
-    return float(level)
+    return scen, sizes, prevs, integer_iv(n_sims, "n_sims", 2)
 
 
 # ---------------------------------------------------------------- the engine
@@ -200,7 +127,7 @@ def _cells(scenarios, sizes, prevs):
 
 
 def _blocks(n_sims: int, n_total: int, block_size: int | None) -> list[int]:
-    size = max(1, _BLOCK_CELLS // n_total) if block_size is None else _count_iv(block_size, "block_size", 1)
+    size = max(1, _BLOCK_CELLS // n_total) if block_size is None else integer_iv(block_size, "block_size", 1)
     full, rest = divmod(n_sims, size)
     return [size] * full + ([rest] if rest else [])
 
@@ -292,15 +219,15 @@ def bias_study(
     ('offset_uniform', 200, 'average_precision', 200)
     """
     scen, sizes, prevs, n_sims = _grid_iv(scenarios, n_total, prevalence, n_sims)
-    names = _names_iv(estimators, "estimators", list(PR_ESTIMATORS))
-    root = _rng(seed)
+    names = names_or_all_iv(estimators, "estimators", list(PR_ESTIMATORS))
+    root = np.random.default_rng(seed_iv(seed))
     rows = []
     truth = _Truth()
     cells = _cells(scen, sizes, prevs)
     for (scenario, n, p), cell_rng in zip(cells, root.spawn(len(cells))):
         theta = truth(scenario, p)
         blocks = _simulate_cell(scenario, n, p, n_sims, cell_rng, block_size)
-        estimates = np.concatenate([_engine.evaluate(ties, PR_ESTIMATORS, names) for ties, _ in blocks])
+        estimates = np.concatenate([evaluate(ties, [PR_ESTIMATORS[name] for name in names]) for ties, _ in blocks])
         n_pos, n_neg = class_counts(n, p)
         for j, name in enumerate(names):
             n_valid, mean, se = _mc_summary(estimates[:, j])
@@ -343,12 +270,12 @@ def coverage_study(
         Nominal coverage, 0.95 in the paper.
     method_options : dict, optional
         Extra keyword arguments per method: for ``bootstrap`` those of
-        :func:`aucpr_stats.intervals.bootstrap.bootstrap_estimates`
+        :func:`aucpr_stats.resample.bootstrap_estimates`
         (``n_boot``, default 1000 as in the paper; ``chunk_size``; and
         ``reduce_table``, default True, see
-        :func:`aucpr_stats.intervals.bootstrap.reduce_for`), for
+        :func:`aucpr_stats.estimators.reduction_for`), for
         ``cross_validation`` those of
-        :func:`aucpr_stats.intervals.cross_validation.study_interval`
+        the cross-validation arm of :mod:`aucpr_stats.simulate.arms`
         (``folds``, default 10; ``quantile``, "t" by default, "normal" for
         the paper's normal approximation).
 
@@ -373,14 +300,14 @@ def coverage_study(
     curve: point estimates and confidence intervals. ECML PKDD, section 4.2.
     """
     scen, sizes, prevs, n_sims = _grid_iv(scenarios, n_total, prevalence, n_sims)
-    names = _names_iv(estimators, "estimators", list(PR_ESTIMATORS))
-    arms = _names_iv(methods, "methods", list(INTERVAL_METHODS))
-    level = _level_iv(level)
+    names = names_or_all_iv(estimators, "estimators", list(PR_ESTIMATORS))
+    arms = names_or_all_iv(methods, "methods", list(INTERVAL_METHODS))
+    level = level_iv(level)
     options = {m: dict((method_options or {}).get(m, {})) for m in arms}
     unknown = set(method_options or {}) - set(INTERVAL_METHODS)
     if unknown:
         raise InputError(f"`method_options` keys must be among {list(INTERVAL_METHODS)}; got {sorted(unknown)}")
-    root = _rng(seed)
+    root = np.random.default_rng(seed_iv(seed))
     rows = []
     truth = _Truth()
     cells = _cells(scen, sizes, prevs)
@@ -389,7 +316,7 @@ def coverage_study(
         est_blocks = []
         bounds: dict[tuple[str, str], list[tuple[np.ndarray, np.ndarray]]] = {(e, m): [] for e in names for m in arms}
         for ties, method_rng in _simulate_cell(scenario, n, p, n_sims, cell_rng, block_size):
-            estimates = _engine.evaluate(ties, PR_ESTIMATORS, names)
+            estimates = evaluate(ties, [PR_ESTIMATORS[name] for name in names])
             est_blocks.append(estimates)
             arm_rngs = dict(zip(arms, method_rng.spawn(len(arms))))
             for j, name in enumerate(names):

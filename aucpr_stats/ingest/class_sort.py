@@ -5,7 +5,7 @@ scores of the positives and of the negatives. This module produces the two
 runs and, for every positive, the number of negatives below it (its place
 among the negatives). That is all that average precision, the trapezoid
 estimators and A' need: they read the *collapsed* table (one row per run of
-negatives, see :meth:`aucpr_stats._ties.TieTable.collapsed`), whose size is
+negatives, see :meth:`aucpr_stats.ties.TieTable.collapsed`), whose size is
 of the order of the distinct positive scores. The full table (one row per
 distinct score, 24 bytes a row) is merged only when a statistic reads it.
 
@@ -25,7 +25,8 @@ from typing import Sequence
 import attrs
 import numpy as np
 
-from ._ties import TieTable, distinct_ascending, merge_sorted_classes
+from ..ties import TieTable
+from .build import distinct_ascending, merge_sorted_classes
 
 __all__ = ["SortedClasses", "sort_classes", "pivots_from_sample", "rank_among"]
 
@@ -74,7 +75,7 @@ class SortedClasses:
     def positive_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Counts, true and false positives at the tie rows that hold positives (descending).
 
-        See :meth:`aucpr_stats._ties.TieTable.positive_rows`. For a distinct
+        See :meth:`aucpr_stats.ties.TieTable.positive_rows`. For a distinct
         positive value ``v``: TP = positives at or above ``v``, FP = negatives
         at or above ``v`` = ``n_neg - neg_below``; O(distinct positive scores).
         """
@@ -88,7 +89,7 @@ class SortedClasses:
         Built range by range (in parallel), from the highest range down; a
         run of negatives that spans a range boundary is joined afterwards, so
         the rows are those of
-        :func:`aucpr_stats.intervals.bootstrap.collapse_negative_runs` applied
+        :meth:`aucpr_stats.ties.TieTable.collapsed` applied
         to the full table, whatever the number of ranges.
         """
         def piece(i: int):

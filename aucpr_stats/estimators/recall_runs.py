@@ -11,8 +11,8 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from .._ties import TieTable
-from ._pr_points import dg_area, pr_point_counts, remember_last
+from ..ties import TieTable
+from .pr_points import dg_area, pr_point_counts, remember_last
 
 __all__ = ["RecallRuns", "recall_runs", "runs_of", "segment_total", "pairwise_area"]
 

@@ -1,4 +1,4 @@
-"""Plain-text tables for ``.summary()`` and the command line."""
+"""Plain-text tables for ``.summary()`` and the command line (aligned monospace columns)."""
 
 from __future__ import annotations
 

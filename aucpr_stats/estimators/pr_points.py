@@ -17,7 +17,7 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
-from .._ties import TieTable
+from ..ties import TieTable
 
 __all__ = ["pr_points", "pr_point_counts", "dg_interpolate", "dg_area"]
 
@@ -124,7 +124,7 @@ def pr_points(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> from aucpr_stats._ties import TieTable
+    >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[0, 1, 1], neg=[1, 1, 0], offsets=[0, 3])
     >>> r, p, off = pr_points(t)
     >>> r.tolist(), p.tolist()

@@ -1,0 +1,177 @@
+"""Comparing the AUCs of scores: paired (same rows) and unpaired (independent groups).
+
+* **Paired** (default, :mod:`.paired`): two or more score columns on the same
+  rows, compared on the rows where all are present. DeLong's test for
+  AUROC; the paired stratified bootstrap for any metric.
+* **Unpaired** (:mod:`.unpaired`): ``between="site"`` compares the levels of
+  a column (different rows): the two AUCs are independent.
+
+The statistics of a difference are in :mod:`.statistics`; the result in
+:mod:`.result`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .. import _validate
+from ..estimators import DEFAULT_ESTIMATOR, ESTIMATORS
+from ..exceptions import InputError
+from ..ingest import read
+from ..resample import DEFAULT_N_BOOT
+from .paired import compare_paired, delong_paired
+from .result import ComparisonResult
+from .statistics import bootstrap_p_value
+from .unpaired import compare_unpaired
+
+__all__ = ["compare", "ComparisonResult", "METRICS", "METHODS", "delong_paired", "bootstrap_p_value"]
+
+#: Metrics that :func:`compare` compares.
+METRICS = ("auroc", "aucpr")
+
+#: Comparison methods per metric; the first is the default.
+METHODS = {"auroc": ("delong", "bootstrap"), "aucpr": ("bootstrap",)}
+
+
+def _compare_iv(metric, method, estimator, scores, between, reference, level, n_boot):
+    metric = _validate.choice_iv(metric, "metric", METRICS)
+    methods = METHODS[metric]
+    method = methods[0] if method is None else _validate.choice_iv(method, "method", methods)
+    names = _validate.names_or_all_iv(DEFAULT_ESTIMATOR[metric] if estimator is None else estimator, "estimator",
+                                      list(ESTIMATORS[metric]))
+    score_names = None if scores is None else _validate.names_iv(scores, "scores", allow_none=False)
+    if between is None and score_names is not None and len(score_names) < 2:
+        raise InputError(
+            f"`scores` must name at least two columns for a paired comparison; got {list(score_names)}. "
+            "To compare one score between independent groups, pass `between=` (e.g. between='site')"
+        )
+    return metric, method, names, score_names, _validate.level_iv(level), _validate.n_boot_iv(n_boot)
+
+
+def compare(
+    data_or_formula: Any = None,
+    /,
+    outcome: str | None = None,
+    scores: Sequence[str] | None = None,
+    by: str | Sequence[str] | None = None,
+    *,
+    data: Any = None,
+    metric: str = "auroc",
+    method: str | None = None,
+    reference: Any = None,
+    estimator: str | Sequence[str] | None = None,
+    between: str | None = None,
+    level: float = 0.95,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: Any = None,
+    positive: Any = None,
+    missing: str = "error",
+) -> ComparisonResult:
+    """Compare the AUROC or AUCPR of scores, paired on the same rows or between independent groups.
+
+    Parameters
+    ----------
+    data_or_formula : frame or str
+        The data (pandas / polars DataFrame or LazyFrame), or a formula
+        ``"y ~ s1 + s2 | site"`` with the data in ``data=``.
+    outcome : str
+        Binary outcome column (boolean, 0/1, or with ``positive=``).
+    scores : list of str
+        Score columns. Paired (no ``between``): two or more, compared on the
+        rows where all of them are present. Unpaired: one or more, each
+        compared between the levels of ``between``.
+    by : str or list of str, optional
+        Grouping columns: one set of comparisons per group.
+    metric : {"auroc", "aucpr"}
+        The area compared.
+    method : {"delong", "bootstrap"}, optional
+        ``"delong"`` (default for AUROC): DeLong, DeLong & Clarke-Pearson's
+        (1988) normal test with their covariance. ``"bootstrap"`` (the only
+        method for AUCPR): the stratified bootstrap, paired (the same
+        resampled rows for every score) or, with ``between``, independent per
+        group; percentile interval of the difference and the p-value of
+        :func:`bootstrap_p_value`.
+    reference : optional
+        Compare every other score (paired) or level of ``between`` (unpaired)
+        with this one; by default all pairs. The difference is
+        ``other - reference``.
+    estimator : str or list of str, optional
+        The estimator(s) of ``metric`` (default ``"a_prime"`` for AUROC and
+        the default of :func:`aucpr_stats.aucpr` for AUCPR; any registered
+        AUCPR estimator, a list of them, or ``"all"`` works with the bootstrap).
+    between : str, optional
+        Unpaired comparison: a column whose levels are independent groups of
+        rows (sites, data sets); the AUCs of the levels are compared.
+    level : float
+        Confidence level of the interval of the difference.
+    n_boot : int
+        Bootstrap replicates.
+    seed : None, int or numpy.random.Generator
+        Randomness of the bootstrap; the same seed gives the same result.
+    positive : scalar, optional
+        The positive level of ``outcome``.
+    missing : {"error", "drop"}
+        Missing values raise (default) or are dropped; a paired comparison
+        drops a row when any of its scores is missing (complete cases) and
+        reports the count per group in ``n_missing``.
+
+    Returns
+    -------
+    ComparisonResult
+        ``.to_frame()`` columns: the ``by`` keys; ``score_a``, ``score_b``
+        (paired) or ``score`` (several scores), ``<between>_a``,
+        ``<between>_b`` (unpaired); ``estimator``, ``estimate_a``,
+        ``estimate_b``, ``difference`` (a - b), ``se``, ``z``, ``p_value``,
+        ``method``, ``level``, ``lower``, ``upper`` (interval of the
+        difference), ``correlation`` (of the two estimates; NaN unpaired),
+        ``n_pos``, ``n_neg``, ``n_missing`` (paired) or ``n_pos_a``,
+        ``n_neg_a``, ``n_pos_b``, ``n_neg_b`` (unpaired), ``note``.
+
+    Raises
+    ------
+    ColumnNotFoundError, InputTypeError, MissingValueError, OutcomeError, InputError
+        As for :func:`aucpr_stats.aucpr`; also fewer than two scores without
+        ``between``, a ``reference`` that is not a score or level, a method
+        the metric does not offer.
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M., Clarke-Pearson, D. L. (1988). Comparing the
+    areas under two or more correlated receiver operating characteristic
+    curves: a nonparametric approach. Biometrics 44, 837-845.
+
+    Examples
+    --------
+    >>> import numpy as np, polars as pl
+    >>> from aucpr_stats.compare import compare
+    >>> rng = np.random.default_rng(1)
+    >>> y = rng.random(400) < 0.3
+    >>> df = pl.DataFrame({"y": y, "a": rng.normal(size=400) + y, "b": rng.normal(size=400) + 0.5 * y})
+    >>> result = compare(df, "y", ["a", "b"])
+    >>> result.difference > 0
+    True
+    """
+    metric, method, names, score_names, level, n_boot = _compare_iv(
+        metric, method, estimator, scores, between, reference, level, n_boot)
+    seed = _validate.seed_iv(seed)
+    estimators = [ESTIMATORS[metric][name] for name in names]
+    score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
+    ingested = read("compare", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
+                    between=between, paired=between is None, stacklevel=3)
+    spec = ingested.spec
+    if between is None and len(spec.scores) < 2:
+        raise InputError(
+            f"`scores` must name at least two columns for a paired comparison; got {list(spec.scores)}. "
+            "To compare one score between independent groups, pass `between=` (e.g. between='site')"
+        )
+    if between is None and reference is not None and reference not in spec.scores:
+        raise InputError(f"`reference` must be one of `scores` {list(spec.scores)}; got {reference!r}")
+    common = dict(metric=metric, method=method, level=level, reference=reference, estimators=names,
+                  n_boot=n_boot if method == "bootstrap" else None)
+    if between is None:
+        table = compare_paired(ingested, estimators, seed, common)
+    else:
+        between = ingested.key_columns[len(spec.by)]
+        table = compare_unpaired(ingested, between, estimators, seed, common)
+    return ComparisonResult(table=table, frame_kind=ingested.kind, paired=between is None, by=spec.by,
+                            between=between, outcome=spec.outcome, scores=spec.scores, **common)

@@ -1,0 +1,118 @@
+"""The result of a comparison: one row per group, pair compared and estimator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import polars as pl
+
+from .. import _frames
+from ..report.text import text_table
+
+__all__ = ["ComparisonResult"]
+
+
+# =================================================================== result
+@attrs.frozen(eq=False, repr=False)
+class ComparisonResult:
+    """Differences between AUCs, one row per group, pair of scores (or levels) and estimator.
+
+    Returned by :func:`aucpr_stats.compare`. ``.to_frame()`` gives the table
+    in the caller's frame type, ``.summary()`` a readable text table;
+    ``.difference`` and ``.p_value`` are floats when there is one row.
+
+    Attributes
+    ----------
+    table : polars.DataFrame
+        The comparison table (see :func:`compare` for its columns).
+    frame_kind : {"pandas", "polars"}
+    metric : {"auroc", "aucpr"}
+    method : {"delong", "bootstrap"}
+    level : float
+    paired : bool
+        True for scores on the same rows, False for ``between=`` comparisons.
+    outcome : str
+    scores : tuple of str
+    by : tuple of str
+    between : str or None
+    reference : object
+        The reference score (paired) or level (unpaired), or None for all pairs.
+    estimators : tuple of str
+    n_boot : int or None
+        Bootstrap replicates (None for DeLong).
+    """
+
+    table: pl.DataFrame = attrs.field(eq=False)
+    frame_kind: str
+    metric: str
+    method: str
+    level: float
+    paired: bool
+    outcome: str
+    scores: tuple
+    by: tuple
+    between: str | None = None
+    reference: Any = None
+    estimators: tuple = ()
+    n_boot: int | None = None
+
+    def to_polars(self) -> pl.DataFrame:
+        """The comparison table as a polars DataFrame, whatever the caller's frame type."""
+        return self.table
+
+    def to_frame(self):
+        """The comparison table in the caller's frame type."""
+        return _frames.to_caller(self.table, self.frame_kind)
+
+    def _single(self, column: str) -> float:
+        if self.table.height != 1:
+            raise AttributeError(
+                f"`.{column}` is defined for a result with one comparison; this one has "
+                f"{self.table.height} rows: use `.to_frame()`"
+            )
+        return float(self.table[column][0])
+
+    @property
+    def difference(self) -> float:
+        """``estimate_a - estimate_b`` for a result with one comparison."""
+        return self._single("difference")
+
+    @property
+    def p_value(self) -> float:
+        """The two-sided p-value for a result with one comparison."""
+        return self._single("p_value")
+
+    def _title(self) -> str:
+        label = {"auroc": "AUROC", "aucpr": "AUCPR"}[self.metric]
+        how = {"delong": "DeLong test", "bootstrap": f"stratified bootstrap, {self.n_boot} replicates"}[self.method]
+        kind = "Paired" if self.paired else "Unpaired"
+        what = f"scores {', '.join(map(repr, self.scores))}" if self.paired else (
+            f"levels of {self.between!r} for {', '.join(map(repr, self.scores))}")
+        groups = [c for c in self.by if c != "score"]
+        grouping = f", by {groups}" if groups else ""
+        return (f"{kind} comparison of {label} ({how}) of {what}, outcome {self.outcome!r}{grouping}; "
+                f"difference = a - b, {self.level:.0%} interval")
+
+    def summary(self, digits: int = 4) -> str:
+        """A readable text table with a title line."""
+        frame = self.table
+        drop = [c for c in ("z", "level", "method") if c in frame.columns]
+        if frame["note"].null_count() == frame.height:
+            drop.append("note")
+        if len(self.estimators) == 1:
+            drop.append("estimator")
+        if "n_missing" in frame.columns and frame["n_missing"].sum() == 0:
+            drop.append("n_missing")
+        return f"{self._title()}\n{text_table(frame.drop(drop), digits=digits)}"
+
+    __str__ = summary
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        if self.table.height == 1:
+            row = self.table.row(0, named=True)
+            return (f"{name}({self.metric}, {self.method}, difference={row['difference']:.4f}, "
+                    f"p_value={row['p_value']:.4g})")
+        return f"{name}({self.metric}, {self.method}, paired={self.paired}, comparisons={self.table.height})"
+

@@ -1,0 +1,105 @@
+"""Unpaired comparisons: one score between independent groups of rows (``between="site"``).
+
+The levels of ``between`` (hospitals, data sets stacked with a ``source``
+column) hold different rows, so their AUCs are independent: the variance of
+the difference is the sum of the variances (DeLong), or the levels are
+bootstrapped independently, each from its own random stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import polars as pl
+
+from ..estimators.engine import evaluate
+from ..estimators.roc import delong_components
+from ..exceptions import InputError
+from ..ingest import Ingested
+from ..resample import Streams, bootstrap_estimates
+from .statistics import bootstrap_summary, normal_test
+
+__all__ = ["compare_unpaired"]
+
+
+def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any], seed: Any, common: dict) -> pl.DataFrame:
+    """The comparison table of every pair of levels of ``between``, per (by, score) cell and estimator."""
+    ties, keys, notes = ingested.ties, ingested.keys, ingested.notes
+    n_pos, n_neg = ties.n_pos, ties.n_neg
+    usable = ties.has_both_classes()
+    level = common["level"]
+    reference = common["reference"]
+    levels = keys[between].unique(maintain_order=True).to_list()
+    if reference is not None and reference not in levels:
+        raise InputError(f"`reference` must be a level of `between` column {between!r} {levels[:20]}; got {reference!r}")
+    # pair the levels of `between` within each (by, score) cell
+    match = [c for c in ingested.key_columns if c != between]
+    indexed = keys.with_row_index("__seg").with_columns(
+        pl.col(between).rank("dense").fill_null(len(levels) + 1).alias("__rank"))
+    right = indexed.select(*match, pl.col(between).alias("__level_b"), pl.col("__seg").alias("__seg_b"),
+                           pl.col("__rank").alias("__rank_b"))
+    left = indexed.select(*match, pl.col(between).alias("__level_a"), pl.col("__seg").alias("__seg_a"),
+                          pl.col("__rank").alias("__rank_a"))
+    joined = left.join(right, on=match, nulls_equal=True, maintain_order="left") if match else left.join(right, how="cross")
+    if reference is None:
+        joined = joined.filter(pl.col("__rank_a") < pl.col("__rank_b"))
+    else:
+        joined = joined.filter((pl.col("__level_b") == reference) & (pl.col("__level_a") != reference))
+    joined = joined.sort([*match, "__rank_a", "__rank_b"], nulls_last=True, maintain_order=True)
+    seg_a = joined["__seg_a"].to_numpy().astype(np.int64)
+    seg_b = joined["__seg_b"].to_numpy().astype(np.int64)
+    names = common["estimators"]
+    n_seg = ties.n_segments
+    estimates = evaluate(ties, estimators).T  # (estimators, segments)
+    sub = ties.take(np.flatnonzero(usable))
+    if common["method"] == "delong":
+        var = np.full(n_seg, np.nan)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            _, s10, s01 = delong_components(sub)
+            var[usable] = s10 / sub.n_pos + s01 / sub.n_neg
+    else:
+        # every (by, score, level) cell from its own stream: independent groups, independent draws
+        streams = Streams.for_keys(seed, keys.filter(pl.Series(usable)), ingested.key_columns, "compare")
+        replicates = np.full((len(estimators), n_seg, common["n_boot"]), np.nan)
+        replicates[:, usable] = bootstrap_estimates(sub, estimators, common["n_boot"], streams=streams)
+    blocks = []
+    for j in range(len(estimators)):
+        diff = estimates[j, seg_a] - estimates[j, seg_b]
+        if common["method"] == "delong":
+            # independent groups: the covariance is zero
+            se, z, p, lower, upper = normal_test(diff, var[seg_a] + var[seg_b], level)
+        else:
+            se, lower, upper, p, _ = bootstrap_summary(replicates[j, seg_a], replicates[j, seg_b], level)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                z = np.where(se > 0, diff / se, np.nan)
+        note = []
+        for a, b in zip(seg_a, seg_b):
+            parts = [f"a: {notes[a]}" if notes[a] else None, f"b: {notes[b]}" if notes[b] else None]
+            parts = [x for x in parts if x]
+            if not parts and common["method"] == "delong" and (np.isnan(var[a]) or np.isnan(var[b])):
+                parts = ["DeLong variance needs >= 2 positives and >= 2 negatives"]
+            note.append("; ".join(parts) or None)
+        count = seg_a.size
+        block = pl.DataFrame({
+            "estimator": [names[j]] * count,
+            "estimate_a": estimates[j, seg_a],
+            "estimate_b": estimates[j, seg_b],
+            "difference": diff,
+            "se": se,
+            "z": z,
+            "p_value": p,
+            "method": [common["method"]] * count,
+            "level": [level] * count,
+            "lower": lower,
+            "upper": upper,
+            "correlation": np.full(count, np.nan),
+            "n_pos_a": n_pos[seg_a],
+            "n_neg_a": n_neg[seg_a],
+            "n_pos_b": n_pos[seg_b],
+            "n_neg_b": n_neg[seg_b],
+            "note": pl.Series(note, dtype=pl.String),
+        })
+        head = joined.select(*match, pl.col("__level_a").alias(f"{between}_a"), pl.col("__level_b").alias(f"{between}_b"))
+        blocks.append(pl.concat([head, block], how="horizontal").with_columns(pl.Series("__pair", np.arange(count))))
+    return pl.concat(blocks).sort("__pair", maintain_order=True).drop("__pair")

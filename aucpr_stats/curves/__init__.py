@@ -1,0 +1,113 @@
+"""Empirical PR and ROC curves per group, evaluated on a grid, with confidence bands.
+
+:func:`pr_curve` and :func:`roc_curve` take the same arguments as
+:func:`aucpr_stats.aucpr` and return typed results that keep the tie tables
+(:mod:`.results`): ``.to_frame()`` lists the empirical points,
+``.evaluate(grid, method=)`` reads the curve at chosen recalls (false positive
+rates for ROC; :mod:`.points` has the exact conventions), and
+:meth:`PrCurveResult.band` builds the Clémençon & Vayatis (2009) confidence
+bands (:mod:`.bands`, with the non-random pieces in :mod:`.smoothing`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..ingest import read
+from .bands import BAND_METHODS, BandResult
+from .points import CURVE_METHODS, pr_step, roc_step
+from .results import PrCurveResult, RocCurveResult
+
+__all__ = ["pr_curve", "roc_curve", "PrCurveResult", "RocCurveResult", "BandResult", "BAND_METHODS",
+           "CURVE_METHODS", "pr_step", "roc_step"]
+
+
+def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, missing):
+    ingested = read(function, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
+                    stacklevel=3)
+    return cls(ties=ingested.ties, keys=ingested.keys, by=ingested.key_columns, notes=ingested.notes,
+               frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
+               options={"positive": positive, "missing": missing})
+
+
+def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
+             by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
+             missing: str = "error") -> PrCurveResult:
+    """Empirical precision-recall curve, per group.
+
+    Same column interface as :func:`aucpr_stats.aucpr`: ``pr_curve(df, "y", "s", by="site")``
+    or a formula ``pr_curve("y ~ s | site", data=df)``.
+
+    Parameters
+    ----------
+    data_or_formula : pandas.DataFrame, polars.DataFrame, polars.LazyFrame or str
+        The data (one row per case), or a formula (then pass ``data=``).
+    outcome : str
+        Binary outcome column.
+    score : str or list of str
+        Numeric score column (larger = more positive); several columns give one
+        curve per score, keyed by a ``score`` column.
+    by : str or list of str, optional
+        Grouping columns; one curve per combination of their values.
+    data : frame, optional
+        The data, when the first argument is a formula.
+    positive : scalar, optional
+        The positive level of ``outcome`` (required unless boolean or 0/1).
+    missing : {"error", "drop"}
+        What to do with rows with a missing outcome or score.
+
+    Returns
+    -------
+    PrCurveResult
+        ``.to_frame()`` (points), ``.evaluate(recall, method="step"|"interpolated")``,
+        ``.band(...)``, ``.plot()``.
+
+    Raises
+    ------
+    ColumnNotFoundError, InputTypeError, MissingValueError, OutcomeError, InputError
+        As :func:`aucpr_stats.aucpr`.
+
+    Warns
+    -----
+    DegenerateGroupWarning
+        Groups without both classes (their curve is NaN).
+
+    References
+    ----------
+    Clémençon, S., Vayatis, N. (2009). Nonparametric estimation of the
+    precision-recall curve. ICML, section 2.3.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from aucpr_stats.curves import pr_curve
+    >>> df = pl.DataFrame({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.8, 0.7, 0.2, 0.1]})
+    >>> curve = pr_curve(df, "y", "s")
+    >>> curve.to_frame()["precision"].round(3).to_list()
+    [1.0, 1.0, 0.5, 0.667, 0.5, 0.6]
+    >>> curve.evaluate([0.5], method="step")["precision"].round(3).to_list()  # 1.5 / (1.5 + 2 * 1/2)
+    [0.6]
+    """
+    return _curve(PrCurveResult, "pr_curve", data_or_formula, data, outcome, score, by, positive, missing)
+
+
+
+def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
+              by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
+              missing: str = "error") -> RocCurveResult:
+    """Empirical ROC curve, per group; same arguments as :func:`pr_curve`.
+
+    Returns
+    -------
+    RocCurveResult
+        ``.to_frame()`` (threshold, tp, fp, fpr, tpr), ``.evaluate(fpr, method=)``, ``.plot()``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from aucpr_stats.curves import roc_curve
+    >>> df = pl.DataFrame({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.8, 0.7, 0.2, 0.1]})
+    >>> roc_curve(df, "y", "s").to_frame()["tpr"].round(3).to_list()
+    [0.0, 0.333, 0.333, 0.667, 0.667, 1.0]
+    """
+    return _curve(RocCurveResult, "roc_curve", data_or_formula, data, outcome, score, by, positive, missing)

@@ -1,0 +1,225 @@
+"""Curve results: the empirical PR and ROC curves of every group, read on request.
+
+They keep the tie tables, like the area results: ``.to_frame()`` lists the
+empirical points, ``.evaluate(grid, method=)`` reads the curves at chosen
+recalls or false positive rates (:mod:`.points`), ``.band()`` builds the
+Clémençon & Vayatis (2009) confidence bands (:mod:`.bands`) and ``.plot()``
+draws them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Sequence
+
+import attrs
+import numpy as np
+import polars as pl
+
+from .. import _frames, _validate
+from ..results import GroupedResult
+from ..ties import TieTable
+from .points import CURVE_METHODS, grid_iv, point_thresholds, pr_interpolated, pr_step, roc_interpolated, roc_step
+
+__all__ = ["PrCurveResult", "RocCurveResult"]
+
+
+@attrs.frozen(eq=False, repr=False)
+class _CurveResult(GroupedResult):
+    """Common part of the PR and ROC curve results (keeps the tie tables)."""
+
+    curve: ClassVar[str] = "curve"
+    #: Names of the grid (x) and value (y) columns of ``.evaluate()``.
+    axes: ClassVar[tuple[str, str]] = ("x", "y")
+
+    ties: TieTable
+    keys: pl.DataFrame
+    by: tuple[str, ...]
+    notes: tuple
+    frame_kind: str
+    outcome: str
+    score: str
+    options: dict = attrs.field(factory=dict)
+
+    def values_at(self, grid: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray | None]:
+        raise NotImplementedError  # pragma: no cover - defined by the subclasses
+
+    def _points_frame(self, columns) -> pl.DataFrame:
+        """The empirical points, with ``columns(tp, fp, n_pos, n_neg)`` giving the curve's own columns."""
+        threshold, tp, fp, offsets = point_thresholds(self.ties)
+        lengths = np.diff(offsets)
+        n_pos, n_neg = np.repeat(self.n_pos, lengths), np.repeat(self.n_neg, lengths)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            body = pl.DataFrame({"threshold": threshold, "tp": tp, "fp": fp, **columns(tp, fp, n_pos, n_neg)})
+        return self.with_keys(body, np.repeat(np.arange(self.n_groups), lengths))
+
+    def evaluate(self, grid, method: str = "step"):
+        """The curve of every group at the given grid values (see the subclasses)."""
+        x_name, y_name = self.axes
+        grid = grid_iv(grid, x_name)
+        method = _validate.choice_iv(method, "method", CURVE_METHODS)
+        values, threshold = self.values_at(grid, method)
+        m = grid.size
+        columns = {"method": [method] * (self.n_groups * m), x_name: np.tile(grid, self.n_groups),
+                   y_name: values.ravel()}
+        if threshold is not None:
+            columns["threshold"] = threshold.ravel()
+        body = self.with_keys(pl.DataFrame(columns), np.repeat(np.arange(self.n_groups), m))
+        return _frames.to_caller(body, self.frame_kind)
+
+    def plot(self, ax=None, **kwargs):
+        """Plot the curve of every group; see :func:`aucpr_stats.plot.curves.plot_curve`."""
+        from ..plot.curves import plot_curve
+
+        return plot_curve(self, ax=ax, **kwargs)
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        return (f"{name}(by={list(self.by)}, groups={self.n_groups}, "
+                f"n_pos={int(self.n_pos.sum())}, n_neg={int(self.n_neg.sum())})")
+
+
+@attrs.frozen(eq=False, repr=False)
+class PrCurveResult(_CurveResult):
+    """Empirical precision-recall curves, one per group.
+
+    Returned by :func:`aucpr_stats.pr_curve`. ``.to_frame()`` lists the points,
+    ``.evaluate(recall, method=)`` reads the curve on a recall grid,
+    ``.band(...)`` builds a confidence band, ``.plot()`` draws it (with each
+    group's prevalence line).
+    """
+
+    curve: ClassVar[str] = "pr"
+    axes: ClassVar[tuple[str, str]] = ("recall", "precision")
+
+    def to_frame(self):
+        """The empirical PR points per group, in the caller's frame type.
+
+        Columns: group keys, ``threshold`` (rows with ``score >= threshold``
+        are called positive; ``inf`` for the start point), ``tp``, ``fp``,
+        ``recall`` (``tp / n_pos``) and ``precision`` (``tp / (tp + fp)``,
+        1 at the start point). The points are those of every AUCPR estimator.
+        """
+        def columns(tp, fp, n_pos, n_neg):
+            admitted = tp + fp
+            return {"recall": np.where(n_pos > 0, tp / np.maximum(n_pos, 1), np.nan),
+                    "precision": np.divide(tp, admitted, out=np.ones(tp.size), where=admitted > 0)}
+
+        return _frames.to_caller(self._points_frame(columns), self.frame_kind)
+
+    def values_at(self, recall: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray | None]:
+        if method == "step":
+            return pr_step(self.ties, recall)
+        return pr_interpolated(self.ties, recall), None
+
+    def evaluate(self, recall, method: str = "step"):
+        """The PR curve of every group at the given recalls.
+
+        Parameters
+        ----------
+        recall : array_like of float in [0, 1]
+        method : {"step", "interpolated"}
+            ``"step"``: Clémençon & Vayatis (2009) Eq. (3), right-continuous
+            (see :mod:`aucpr_stats.curves.points` for the exact convention);
+            ``"interpolated"``: Davis & Goadrich (2006) interpolation between
+            the empirical points.
+
+        Returns
+        -------
+        frame
+            Group keys, ``method``, ``recall``, ``precision`` and, for
+            ``"step"``, ``threshold`` (the quantile :math:`\\hat G^{-1}(1-\\beta)`).
+        """
+        return super().evaluate(recall, method)
+
+    def band(self, level: float = 0.95, method: str = "smoothed_bootstrap", n_boot: int = 2000,
+             bandwidth: float | tuple[float, float] | None = None, p_tilde: float | None = None,
+             eps: float = 0.05, grid: int | Sequence[float] = 201, seed: Any = None,
+             studentize: bool = False) -> "BandResult":
+        r"""Confidence band for the PR curve of every group (Clémençon & Vayatis 2009, Algorithm 1).
+
+        Parameters
+        ----------
+        level : float
+            Confidence level :math:`1-\delta`.
+        method : {"smoothed_bootstrap", "bootstrap", "pointwise"}
+            ``"smoothed_bootstrap"``: Algorithm 1 (smoothed resampling,
+            importance sampling of the class proportion, sup-norm band).
+            ``"bootstrap"``: plain stratified bootstrap, same sup-norm band.
+            ``"pointwise"``: pointwise normal intervals from Eq. (9)
+            (corrected, see :func:`aucpr_stats.curves.smoothing.pointwise_variance`).
+        n_boot : int
+            Bootstrap replicates per group.
+        bandwidth : float or (float, float), optional
+            Gaussian kernel bandwidth for the positives and negatives. Default:
+            Silverman's rule per class, :math:`0.9\min(s, \mathrm{IQR}/1.349)\,n_c^{-1/5}`
+            (Remark 5: :math:`h \sim n^{-1/5}`). 0 turns smoothing off for a class.
+        p_tilde : float, optional
+            Instrumental proportion of positives in the resampling. Default: the
+            value maximising the expected effective sample size, which is the
+            observed proportion unless a replicate could plausibly lack a
+            positive (:func:`aucpr_stats.curves.smoothing.default_p_tilde`).
+        eps : float
+            The band covers recalls in :math:`[\varepsilon, 1-\varepsilon]`.
+        grid : int or array_like
+            Number of evenly spaced recalls in :math:`[\varepsilon, 1-\varepsilon]`,
+            or the recalls themselves. The supremum is taken over the grid.
+        seed : None, int >= 0, numpy Generator or SeedSequence
+            Each group draws from its own stream, derived from the seed and its key.
+        studentize : bool
+            Extension, not in Algorithm 1: divide the bootstrap process by its
+            bootstrap standard deviation at each recall before taking the
+            supremum, so the band's width follows the curve's variability
+            (``estimate +- r_delta * sigma*(recall) / sqrt(n)``) instead of being
+            set everywhere by the noisiest recall. Bootstrap methods only.
+
+        Returns
+        -------
+        BandResult
+            ``.to_frame()`` (group keys, method, level, recall, estimate,
+            lower, upper), ``.r_delta``, ``.ess``, ``.groups_frame()``, ``.plot()``.
+
+        Warns
+        -----
+        LowEffectiveSampleSizeWarning
+            The importance weights leave an effective sample below a quarter
+            of ``n_boot`` (e.g. ``p_tilde=0.5`` with rare positives).
+
+        References
+        ----------
+        Clémençon, S., Vayatis, N. (2009). Nonparametric estimation of the
+        precision-recall curve. ICML, Algorithm 1, Remarks 3-5.
+        """
+        from .bands import pr_band
+
+        return pr_band(self, level=level, method=method, n_boot=n_boot, bandwidth=bandwidth, p_tilde=p_tilde,
+                       eps=eps, grid=grid, seed=seed, studentize=studentize)
+
+
+
+@attrs.frozen(eq=False, repr=False)
+class RocCurveResult(_CurveResult):
+    """Empirical ROC curves, one per group. Returned by :func:`aucpr_stats.roc_curve`."""
+
+    curve: ClassVar[str] = "roc"
+    axes: ClassVar[tuple[str, str]] = ("fpr", "tpr")
+
+    def to_frame(self):
+        """The empirical ROC points per group: group keys, ``threshold``, ``tp``, ``fp``, ``fpr``, ``tpr``."""
+        def columns(tp, fp, n_pos, n_neg):
+            return {"fpr": np.where(n_neg > 0, fp / np.maximum(n_neg, 1), np.nan),
+                    "tpr": np.where(n_pos > 0, tp / np.maximum(n_pos, 1), np.nan)}
+
+        return _frames.to_caller(self._points_frame(columns), self.frame_kind)
+
+    def values_at(self, fpr: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray | None]:
+        if method == "step":
+            return roc_step(self.ties, fpr)
+        return roc_interpolated(self.ties, fpr), None
+
+    def evaluate(self, fpr, method: str = "step"):
+        """The ROC curve of every group at the given false positive rates.
+
+        Returns a frame with group keys, ``method``, ``fpr``, ``tpr`` and, for
+        ``"step"``, ``threshold`` (the quantile :math:`\\hat H^{-1}(1-\\alpha)`).
+        """
+        return super().evaluate(fpr, method)

@@ -1,0 +1,162 @@
+"""The estimator registry: one record per estimator, and nothing else records what an estimator can do.
+
+A record holds the estimator's function and the facts the rest of the
+package needs about it:
+
+``reads``
+    What of the tie table the value depends on, from the least to the most:
+
+    * ``"positive_rows"``: only the precision at the rows holding positives
+      (and the number of positives). The table may have every run of
+      negative-only rows merged into the next positive row
+      (:meth:`~aucpr_stats.ties.TieTable.merged_negative_runs`), and a
+      deferred one-group table is read without merging its classes.
+    * ``"negative_runs"``: the negatives only through their counts between
+      consecutive positive rows. The table may have each run of negative-only
+      rows collapsed into one row (:meth:`~aucpr_stats.ties.TieTable.collapsed`).
+    * ``"every_row"``: anything, the score values included (binormal).
+
+    The engine hands each estimator the smallest table it may read, and the
+    bootstrap resamples the smallest table every requested estimator may
+    read (:func:`reduction_for`); the tests check every claim against the full table.
+``contributions``
+    For an estimate that is a mean over positives of one contribution each
+    (the addendum on the standard deviation of AUC-PR), the function giving
+    the contribution of a positive in each tie row: the ``per_positive``
+    interval needs it.
+``replicate_kernel``
+    A faster function with the same values on a chunk of bootstrap replicates
+    laid out replicate-major (``kernel(table, n_rep, template)``).
+
+Adding an estimator is one pure function in a module of this package and one
+record below (see ``docs/architecture.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import attrs
+import numpy as np
+
+from ..ties import TieTable
+from .average_precision import average_precision, average_precision_contributions, average_precision_replicates
+from .binormal import binormal
+from .convex import interpolated_convex
+from .interpolated import interpolated_max, interpolated_mean, interpolated_median
+from .roc import a_prime
+from .threshold_trapezoid import threshold_trapezoid, threshold_trapezoid_contributions
+from .trapezoid import lower_trapezoid, upper_trapezoid
+
+__all__ = [
+    "Estimator",
+    "READS",
+    "PR_ESTIMATORS",
+    "ROC_ESTIMATORS",
+    "ESTIMATORS",
+    "DEFAULT_ESTIMATOR",
+    "DEFAULT_PR_ESTIMATOR",
+    "DEFAULT_ROC_ESTIMATOR",
+    "reduction_for",
+]
+
+#: The values of :attr:`Estimator.reads`, from the least read to the most.
+READS = ("positive_rows", "negative_runs", "every_row")
+
+
+@attrs.frozen(eq=False)
+class Estimator:
+    """One estimator and what it can do; calling the record calls the estimator.
+
+    Attributes
+    ----------
+    name : str
+        The public name accepted by ``estimator=``.
+    metric : {"aucpr", "auroc"}
+    function : callable
+        ``function(TieTable) -> ndarray[n_segments]``, one value per segment;
+        segments handed to it hold both classes.
+    reads : {"positive_rows", "negative_runs", "every_row"}
+        See the module docstring.
+    contributions : callable, optional
+        ``contributions(TieTable) -> ndarray[n_rows]``: the contribution of a
+        positive in each tie row, when the estimate is their mean.
+    replicate_kernel : callable, optional
+        ``kernel(table, n_rep, template) -> ndarray[n_rep * template.n_segments]``
+        on ``n_rep`` replicates of ``template`` laid out replicate-major.
+    """
+
+    name: str
+    metric: str
+    function: Callable[[TieTable], np.ndarray]
+    reads: str = attrs.field(default="every_row", validator=attrs.validators.in_(READS))
+    contributions: Callable[[TieTable], np.ndarray] | None = None
+    replicate_kernel: Callable[[TieTable, int, TieTable], np.ndarray] | None = None
+
+    def __call__(self, ties: TieTable) -> np.ndarray:
+        return self.function(ties)
+
+    def view(self, ties: TieTable) -> TieTable:
+        """The table to hand the estimator: the smallest it may read, when that costs nothing.
+
+        A deferred one-group table is read without merging its sorted
+        classes: as it is for ``"positive_rows"``, collapsed for
+        ``"negative_runs"``. A merged table is handed over as it is.
+        """
+        if ties.is_deferred and self.reads == "negative_runs":
+            return ties.collapsed()
+        return ties
+
+    def __repr__(self) -> str:
+        return f"Estimator({self.name!r}, metric={self.metric!r}, reads={self.reads!r})"
+
+
+def _registry(*records: Estimator) -> dict[str, Estimator]:
+    return {record.name: record for record in records}
+
+
+#: AUCPR estimators by public name, in display order (Boyd, Eng & Page 2013, section 3.1; the addendum).
+PR_ESTIMATORS: dict[str, Estimator] = _registry(
+    Estimator("lower_trapezoid", "aucpr", lower_trapezoid, reads="negative_runs"),
+    Estimator("upper_trapezoid", "aucpr", upper_trapezoid, reads="negative_runs"),
+    Estimator("average_precision", "aucpr", average_precision, reads="positive_rows",
+              contributions=average_precision_contributions, replicate_kernel=average_precision_replicates),
+    Estimator("interpolated_max", "aucpr", interpolated_max, reads="negative_runs"),
+    Estimator("interpolated_mean", "aucpr", interpolated_mean),
+    Estimator("interpolated_median", "aucpr", interpolated_median),
+    Estimator("interpolated_convex", "aucpr", interpolated_convex, reads="negative_runs"),
+    Estimator("binormal", "aucpr", binormal),
+    Estimator("threshold_trapezoid", "aucpr", threshold_trapezoid, reads="negative_runs",
+              contributions=threshold_trapezoid_contributions),
+)
+
+#: ROC AUC estimators by public name (Radcliffe 2013).
+ROC_ESTIMATORS: dict[str, Estimator] = _registry(
+    Estimator("a_prime", "auroc", a_prime, reads="negative_runs"),
+)
+
+#: Every registry by metric.
+ESTIMATORS: dict[str, dict[str, Estimator]] = {"aucpr": PR_ESTIMATORS, "auroc": ROC_ESTIMATORS}
+
+#: The default estimator of each metric (the AUCPR default is backed by the bias study in docs/estimators.md).
+DEFAULT_ESTIMATOR = {"aucpr": "lower_trapezoid", "auroc": "a_prime"}
+DEFAULT_PR_ESTIMATOR = DEFAULT_ESTIMATOR["aucpr"]
+DEFAULT_ROC_ESTIMATOR = DEFAULT_ESTIMATOR["auroc"]
+
+
+def reduction_for(records: Iterable[Estimator]) -> Callable[[TieTable], TieTable]:
+    """The exact table reduction valid for every estimator in ``records`` (identity if none is).
+
+    Estimates and the bootstrap distribution are unchanged by it (see the
+    module docstring); the resampled table is as small as they allow.
+    """
+    reads = max((READS.index(record.reads) for record in records), default=len(READS) - 1)
+    if READS[reads] == "positive_rows":
+        return TieTable.merged_negative_runs
+    if READS[reads] == "negative_runs":
+        return TieTable.collapsed
+    return _identity
+
+
+def _identity(ties: TieTable) -> TieTable:
+    return ties

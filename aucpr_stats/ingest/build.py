@@ -1,0 +1,323 @@
+"""Tie tables from rows in memory: the builders every in-memory input path uses.
+
+Each builder takes numpy arrays (rows, cells with counts, or the sorted scores
+of each class) and returns a :class:`~aucpr_stats.ties.TieTable`:
+
+* :func:`tie_table_from_sorted`: rows already sorted by group, then score
+  descending (one O(n) pass);
+* :func:`tie_table_from_rows`: rows in any order (one packed-key argsort);
+* :func:`tie_table_from_counts`: rows that carry positive and negative counts
+  (cells of a group-by, or the tie rows of finer segments merged into groups);
+* :func:`tie_table_from_classes` / :func:`merge_sorted_classes`: one group
+  from the scores of each class (value sorts instead of an argsort).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ties import TieTable
+
+__all__ = ["tie_table_from_sorted", "tie_table_from_rows", "tie_table_from_counts", "tie_table_from_classes",
+           "tie_table_from_class_buffers", "merge_sorted_classes", "distinct_ascending"]
+
+
+def tie_table_from_sorted(group: np.ndarray, score: np.ndarray, positive: np.ndarray,
+                          n_groups: int) -> TieTable:
+    """Build the tie table from rows already sorted by group, then score descending.
+
+    Parameters
+    ----------
+    group : ndarray of int, shape (n,)
+        Group index of each row, non-decreasing, in ``[0, n_groups)``.
+    score : ndarray of float64, shape (n,)
+        Scores, descending within each group.
+    positive : ndarray of bool, shape (n,)
+        Outcome of each row.
+    n_groups : int
+        Number of groups; groups with no rows become empty segments.
+
+    Returns
+    -------
+    TieTable
+        One segment per group. This is a single O(n) pass: a run starts where
+        the group or the score changes, and counts are summed per run.
+    """
+    n = score.shape[0]
+    if n == 0:
+        return TieTable(np.empty(0), np.empty(0), np.empty(0), np.zeros(n_groups + 1))
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(score[1:], score[:-1], out=new_run[1:])
+    new_run[1:] |= group[1:] != group[:-1]
+    starts = np.flatnonzero(new_run)
+    pos = np.add.reduceat(positive.astype(np.int64, copy=False), starts)
+    size = np.diff(np.append(starts, n))
+    run_group = group[starts]
+    per_group = np.bincount(run_group, minlength=n_groups)
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(per_group, out=offsets[1:])
+    return TieTable(score[starts], pos, size - pos, offsets)
+
+
+def distinct_ascending(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Distinct values of a sorted array, their counts and the index of each one's first element.
+
+    Counts and first indices are None when every value occurs once (the
+    common case of continuous scores, found in one comparison pass).
+    """
+    if values.size < 2:
+        return values, None, None
+    new_run = values[1:] != values[:-1]
+    if new_run.all():
+        return values, None, None
+    starts = np.flatnonzero(np.concatenate(([True], new_run)))
+    return values[starts], np.diff(np.append(starts, values.size)), starts
+
+
+def _sorted(values: np.ndarray, in_place: bool) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    if in_place and values.flags.writeable and values.flags.c_contiguous and values.ndim == 1:
+        values.sort()
+        return values
+    return np.sort(values)
+
+
+def tie_table_from_classes(pos_scores: np.ndarray, neg_scores: np.ndarray, *,
+                           overwrite_input: bool = False) -> TieTable:
+    """Build the one-segment tie table from the scores of each class, in any order.
+
+    The fast path for ungrouped data. An argsort of all rows (to carry each
+    outcome along with its score) costs about six times a value sort, so each
+    class is value-sorted instead (``np.sort``) and reduced to distinct values
+    with counts. The two sorted runs are then merged by counting, for every
+    distinct positive value, the negative values below it (a binary search
+    among the negatives): that count plus the value's own rank is its place in
+    the merged table.
+
+    Parameters
+    ----------
+    pos_scores, neg_scores : ndarray of float64
+        Scores of the positives and of the negatives; finite, any order.
+    overwrite_input : bool
+        Sort writable float64 inputs in place instead of sorting a copy (saves
+        a copy when the caller has no further use for them).
+
+    Returns
+    -------
+    TieTable
+        One segment: the distinct scores of both classes, descending, with
+        their positive and negative counts.
+    """
+    def own(values):  # a buffer the builder may sort in place
+        values = np.asarray(values, dtype=np.float64)
+        return values if overwrite_input else values.copy()
+
+    return tie_table_from_class_buffers([own(pos_scores), own(neg_scores)])
+
+
+def tie_table_from_class_buffers(buffers: list[np.ndarray]) -> TieTable:
+    """:func:`tie_table_from_classes` from a list ``[positive scores, negative scores]`` it may consume.
+
+    The arrays are sorted in place when writable, and the list is emptied so
+    that the sorted values are freed as soon as they are placed in the table
+    (a lower peak memory when the caller keeps no other reference).
+    """
+    neg_sorted = _sorted(buffers.pop(), True)
+    pos_sorted = _sorted(buffers.pop(), True)
+    return merge_sorted_classes(pos_sorted, neg_sorted)
+
+
+def merge_sorted_classes(pos_sorted: np.ndarray, neg_sorted: np.ndarray,
+                         neg_below: np.ndarray | None = None) -> TieTable:
+    """The one-segment tie table of two ascending score arrays, one per class.
+
+    Parameters
+    ----------
+    pos_sorted, neg_sorted : ndarray of float64
+        Scores of the positives and of the negatives, each sorted ascending.
+    neg_below : ndarray of int, optional
+        For every element of ``pos_sorted``, the number of negatives below it
+        (``searchsorted(neg_sorted, pos_sorted, side="left")``), when the
+        caller has it already.
+
+    Returns
+    -------
+    TieTable
+        The distinct scores of both classes, descending, with their counts.
+        Each class is reduced to distinct values with counts, and the two
+        runs are merged by counting, for every distinct positive value, the
+        distinct negative values below it: that count plus the value's own
+        rank is its place in the merged table.
+    """
+    pos_values, pos_counts, pos_starts = distinct_ascending(pos_sorted)
+    neg_values, neg_counts, _ = distinct_ascending(neg_sorted)
+    n_a, n_b = pos_values.size, neg_values.size
+    if neg_below is not None and neg_counts is None:
+        # every negative value is distinct: elements below = distinct values below
+        below = np.asarray(neg_below if pos_starts is None else neg_below[pos_starts], dtype=np.int64)
+    else:
+        below = np.searchsorted(neg_values, pos_values, side="left")  # negative values < each positive value
+    if n_b:
+        shared = neg_values[np.minimum(below, n_b - 1)] == pos_values  # value present in both classes
+    else:
+        shared = np.zeros(n_a, dtype=bool)
+    n_shared = int(np.count_nonzero(shared))
+    m = n_a + n_b - n_shared
+    # ascending place of each positive value in the union of values: the
+    # positive values below it, plus the negative values below it, minus the
+    # values counted twice (shared values below it)
+    place = np.arange(n_a, dtype=np.int64) + below
+    if n_shared:
+        place -= np.cumsum(shared) - shared
+    at = (m - 1) - place  # descending place
+    if pos_counts is None and neg_counts is None and not n_shared:
+        # every value occurs once (continuous scores): counts are 0/1 flags
+        is_pos = np.zeros(m, dtype=bool)
+        is_pos[at] = True
+        score = np.empty(m)
+        score[at] = pos_values
+        score[~is_pos] = neg_values[::-1]
+        del pos_values, neg_values
+        pos = is_pos.astype(np.int64)
+        return TieTable(score, pos, 1 - pos, np.array([0, m]))
+    # the negative values occupy every place not taken by a positive-only value
+    neg_slot = np.ones(m, dtype=bool)
+    neg_slot[at[~shared]] = False
+    score = np.empty(m)
+    score[neg_slot] = neg_values[::-1]
+    score[at] = pos_values
+    pos = np.zeros(m, dtype=np.int64)
+    pos[at] = 1 if pos_counts is None else pos_counts
+    neg = np.zeros(m, dtype=np.int64)
+    neg[neg_slot] = 1 if neg_counts is None else neg_counts[::-1]
+    return TieTable(score, pos, neg, np.array([0, m]))
+
+
+def _descending_key(score: np.ndarray) -> np.ndarray:
+    """uint64 keys whose ascending order is the descending order of the (finite) scores."""
+    bits = score.view(np.uint64)
+    # IEEE 754 bit patterns: a negative float sorts (as an unsigned integer)
+    # above every positive one and further up the more negative it is, which is
+    # the descending order already; a positive float needs its magnitude bits
+    # inverted. key = bits XOR (0x7FF...F if positive else 0).
+    key = bits >> np.uint64(63)
+    key -= np.uint64(1)  # all ones for positives, 0 for negatives (wraps)
+    key &= np.uint64(0x7FFF_FFFF_FFFF_FFFF)
+    key ^= bits
+    return key
+
+
+def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int) -> TieTable:
+    """Build the tie tables of all groups from rows in any order.
+
+    Rows are ordered by one argsort of a single uint64 key, the group index in
+    the high bits and the score's order-preserving bit pattern (descending) in
+    the rest: one integer sort instead of a two-column sort. With ``b`` bits
+    for the group, the lowest ``b`` bits of the score pattern are dropped from
+    the key, so two distinct scores of one group that agree in all other bits
+    (a relative difference below about ``2**(b-52)``) can come out of order;
+    such groups are detected (a score rising within a group) and re-sorted
+    exactly. Ungrouped data (``n_groups == 1``) goes to
+    :func:`tie_table_from_classes`.
+
+    Parameters
+    ----------
+    group : ndarray of int, shape (n,)
+        Group index of each row in ``[0, n_groups)``.
+    score : ndarray of float64, shape (n,)
+        Finite scores.
+    positive : ndarray of bool, shape (n,)
+    n_groups : int
+
+    Returns
+    -------
+    TieTable
+        One segment per group (empty for groups without rows).
+    """
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    if n_groups == 1:
+        return tie_table_from_class_buffers([score[positive], score[~positive]])
+    group = np.asarray(group, dtype=np.int64)
+    row_offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(group, minlength=n_groups), out=row_offsets[1:])
+    group_bits = max(int(n_groups - 1).bit_length(), 1)
+    key = _descending_key(score)
+    key >>= np.uint64(group_bits)
+    key |= group.astype(np.uint64) << np.uint64(64 - group_bits)
+    order = np.argsort(key)
+    del key
+    ordered_score = score[order]
+    # a score that rises within a group: the truncated key tied two distinct scores
+    rising = ordered_score[1:] > ordered_score[:-1]
+    rising[row_offsets[1:-1][(row_offsets[1:-1] > 0) & (row_offsets[1:-1] < score.size)] - 1] = False
+    if rising.any():
+        bad_groups = np.unique(np.searchsorted(row_offsets, np.flatnonzero(rising), side="right") - 1)
+        lengths = row_offsets[bad_groups + 1] - row_offsets[bad_groups]
+        rows = np.repeat(row_offsets[bad_groups] - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+        exact = np.lexsort((-ordered_score[rows], np.repeat(bad_groups, lengths)))
+        order[rows] = order[rows][exact]
+        ordered_score = score[order]
+    return _tie_table_from_grouped_rows(ordered_score, positive[order], row_offsets)
+
+
+def _tie_table_from_grouped_rows(score: np.ndarray, positive: np.ndarray, row_offsets: np.ndarray) -> TieTable:
+    """Tie table of rows sorted by group then score descending; group ``k`` is rows ``row_offsets[k]:[k+1]``."""
+    n = score.size
+    if n == 0:
+        return TieTable(np.empty(0), np.empty(0), np.empty(0), np.zeros(row_offsets.size, dtype=np.int64))
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(score[1:], score[:-1], out=new_run[1:])
+    new_run[row_offsets[:-1][row_offsets[:-1] < n]] = True  # a group's first row starts a run
+    if new_run.all():  # no ties: every row is its own run
+        pos = positive.astype(np.int64)
+        return TieTable(score, pos, 1 - pos, row_offsets)
+    starts = np.flatnonzero(new_run)
+    # positives per run from a running count (reduceat is slow on many short runs)
+    running = np.cumsum(positive, dtype=np.int64)
+    last = np.append(starts[1:], n) - 1
+    pos = running[last] - running[starts] + positive[starts]
+    size = last + 1 - starts
+    # runs of group k: those starting in rows [row_offsets[k], row_offsets[k+1])
+    offsets = np.searchsorted(starts, row_offsets)
+    return TieTable(score[starts], pos, size - pos, offsets)
+
+
+def tie_table_from_counts(group: np.ndarray, score: np.ndarray, pos: np.ndarray, neg: np.ndarray,
+                          n_groups: int) -> TieTable:
+    """Tie tables of rows that carry counts (cells of a group-by, tie rows of finer segments), in any order.
+
+    Rows of one group with equal scores are summed into one tie row.
+
+    Parameters
+    ----------
+    group : ndarray of int, shape (n,)
+        Group index of each row in ``[0, n_groups)``.
+    score : ndarray of float64, shape (n,)
+    pos, neg : ndarray of int, shape (n,)
+        Positives and negatives the row stands for.
+    n_groups : int
+
+    Returns
+    -------
+    TieTable
+        One segment per group (empty for groups without rows).
+    """
+    group = np.asarray(group, dtype=np.int64)
+    score = np.asarray(score, dtype=np.float64)
+    order = np.lexsort((-score, group))
+    group, score = group[order], score[order]
+    pos, neg = np.asarray(pos, dtype=np.int64)[order], np.asarray(neg, dtype=np.int64)[order]
+    n = score.size
+    new_run = np.ones(n, dtype=bool)
+    if n:
+        np.not_equal(score[1:], score[:-1], out=new_run[1:])
+        new_run[1:] |= group[1:] != group[:-1]
+    starts = np.flatnonzero(new_run)
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(group[starts], minlength=n_groups), out=offsets[1:])
+    if starts.size == n:
+        return TieTable(score, pos, neg, offsets)
+    return TieTable(score[starts], np.add.reduceat(pos, starts), np.add.reduceat(neg, starts), offsets)

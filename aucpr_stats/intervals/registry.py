@@ -1,0 +1,149 @@
+"""The interval registry: per metric, one record per interval method.
+
+``result.conf_int(method=...)`` dispatches through these records
+(:mod:`.driver`). A record names the method's function (one per method
+family, in the modules of this package), the options it accepts, the extra
+columns it adds to the frame, its notes, and which estimators it serves.
+Adding a method is one function and one record (``docs/architecture.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+import numpy as np
+
+from .bootstrap import bootstrap_method, bootstrap_note
+from .closed_form import binomial_interval, binomial_se, logit_interval, wald_interval
+from .cross_validation import cross_validation_method, cross_validation_note
+from .delong import delong_se
+from .hanley_mcneil import hanley_mcneil_se
+from .per_positive import per_positive_method, per_positive_note
+
+__all__ = ["IntervalMethod", "INTERVAL_METHODS", "DEFAULT_METHOD", "PR_METHODS", "ROC_METHODS"]
+
+
+@attrs.frozen(eq=False)
+class IntervalMethod:
+    """One interval method of one metric.
+
+    Attributes
+    ----------
+    name : str
+        The name accepted by ``method=``.
+    compute : callable
+        ``compute(request) -> dict`` of (groups, estimators) arrays:
+        ``lower``, ``upper``, ``se`` and the extra ``columns``
+        (:class:`~aucpr_stats.intervals.request.IntervalRequest`).
+    options : tuple of str
+        The options of ``conf_int`` it accepts (see :data:`.driver.OPTIONS`).
+    columns : tuple of str
+        Extra columns of the interval frame, null on other methods' rows.
+    note : callable, optional
+        ``note(request, computed) -> object array`` of per-row notes (None: no note).
+    serves : callable, optional
+        ``serves(estimator_record) -> bool``; None serves every estimator.
+    needs : str
+        What an estimator needs for this method (for the error message).
+    """
+
+    name: str
+    compute: Callable
+    options: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
+    note: Callable | None = None
+    serves: Callable | None = None
+    needs: str = ""
+
+
+def _closed(kernel: Callable) -> Callable:
+    """A closed-form method: ``kernel(estimates, request) -> (lower, upper, se)`` on every group."""
+    def compute(request) -> dict:
+        with np.errstate(invalid="ignore"):
+            lower, upper, se = kernel(request.result.estimates, request)
+        return {"lower": lower, "upper": upper, "se": se}
+
+    return compute
+
+
+def _binomial_se(request) -> np.ndarray:
+    return binomial_se(request.result.estimates, request.result.n_pos[:, None])
+
+
+def _delong_se(request) -> np.ndarray:
+    """DeLong's SE of every usable group, broadcast over the estimators (A' is the only ROC estimator)."""
+    se = np.full(request.result.n_groups, np.nan)
+    if request.usable.size:
+        se[request.usable] = delong_se(request.ties)[1]
+    return np.broadcast_to(se[:, None], request.shape)
+
+
+def _boundary_note(request, out) -> np.ndarray:
+    estimate = request.result.estimates
+    notes = np.full(estimate.shape, None, dtype=object)
+    for value in (0.0, 1.0):
+        notes[(estimate == value) & ~np.isnan(out["se"])] = (
+            f"estimate is {value:g}: the logit interval is its limit [0, 1]")
+    return notes
+
+
+def _delong_note(request, out) -> np.ndarray:
+    notes = np.full(request.shape, None, dtype=object)
+    notes[np.isnan(out["se"])] = "DeLong variance needs >= 2 positives and >= 2 negatives"
+    return notes
+
+
+def _logit_delong_note(request, out) -> np.ndarray:
+    notes = _boundary_note(request, out)
+    missing = np.isnan(out["se"])
+    notes[missing] = "DeLong variance needs >= 2 positives and >= 2 negatives"
+    return notes
+
+
+def _binomial_note(request, out) -> np.ndarray:
+    estimate = request.result.estimates
+    notes = np.full(estimate.shape, None, dtype=object)
+    for value in (0.0, 1.0):
+        notes[estimate == value] = f"estimate is {value:g}: the binomial interval has zero width"
+    return notes
+
+
+_BOOTSTRAP = IntervalMethod("bootstrap", bootstrap_method, options=("n_boot", "seed", "chunk_size"),
+                            columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note)
+
+#: Interval methods per metric, in display order; the first is not necessarily the default.
+INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
+    "aucpr": {
+        "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _binomial_se(r), r.level)),
+                                note=_boundary_note),
+        "binomial": IntervalMethod("binomial", _closed(lambda est, r: binomial_interval(est, r.result.n_pos[:, None],
+                                                                                        r.level)),
+                                   note=_binomial_note),
+        "bootstrap": _BOOTSTRAP,
+        "cross_validation": IntervalMethod(
+            "cross_validation", cross_validation_method, options=("folds", "seed", "quantile", "return_folds"),
+            columns=("folds", "fold_mean"), note=cross_validation_note),
+        "per_positive": IntervalMethod(
+            "per_positive", per_positive_method, note=per_positive_note,
+            serves=lambda record: record.contributions is not None,
+            needs="an estimator that is a mean of per-positive contributions"),
+    },
+    "auroc": {
+        "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
+                                 note=_delong_note),
+        "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
+                                note=_logit_delong_note),
+        "hanley_mcneil": IntervalMethod(
+            "hanley_mcneil", _closed(lambda est, r: wald_interval(
+                est, hanley_mcneil_se(est, r.result.n_pos[:, None], r.result.n_neg[:, None]), r.level))),
+        "bootstrap": _BOOTSTRAP,
+    },
+}
+
+#: The default method of each metric: Boyd et al. (2013) found the logit interval valid (at least
+#: nominal coverage) in every case study, and it stays inside [0, 1]; DeLong's for AUROC.
+DEFAULT_METHOD = {"aucpr": "logit", "auroc": "delong"}
+
+PR_METHODS = tuple(INTERVAL_METHODS["aucpr"])
+ROC_METHODS = tuple(INTERVAL_METHODS["auroc"])

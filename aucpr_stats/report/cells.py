@@ -1,0 +1,84 @@
+"""Display text for tables and figures: cells, p-values, labels.
+
+Pretty labels live here and nowhere else (STYLE.md, item 6); the numbers
+behind them are never rounded.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from .._validate import SCORE_KEY
+
+__all__ = ["DEFAULT_LABELS", "Labels", "pretty_name", "level_text", "format_number", "format_cell", "format_p"]
+
+#: Labels used unless ``labels=`` says otherwise.
+DEFAULT_LABELS = {
+    "n_pos": "Positives",
+    "n_neg": "Negatives",
+    SCORE_KEY: "Score",
+    "a_prime": "A' (Mann-Whitney)",
+    "delong": "DeLong",
+    "hanley_mcneil": "Hanley-McNeil",
+}
+
+
+
+class Labels:
+    """Display labels: the caller's, then :data:`DEFAULT_LABELS`, then a given default or the name itself."""
+
+    def __init__(self, labels: Mapping[str, str] | None = None):
+        self.names = {**DEFAULT_LABELS, **{str(k): v for k, v in (labels or {}).items()}}
+
+    def __call__(self, name: Any, default: str | None = None) -> str:
+        return self.names.get(str(name), default if default is not None else str(name))
+
+
+def pretty_name(name: str) -> str:
+    """Default display label of an estimator or method name: underscores become spaces."""
+    return name.replace("_", " ")
+
+
+def level_text(level: float) -> str:
+    """``0.95`` as ``"95%"``."""
+    return f"{level * 100:g}%"
+
+
+def format_number(value: Any, digits: int, na: str) -> str:
+    """A number rounded for display; ``na`` when missing."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return na
+    text = f"{float(value):.{digits}f}"
+    # a value that rounds to zero prints without a sign ("-0.00" -> "0.00")
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+
+def format_cell(estimate: Any, lower: Any = None, upper: Any = None, *, digits: int = 2,
+                sep: str = "\u2013", na: str = "NA", interval: bool = True) -> str:
+    """``"0.73 (0.63–0.83)"``: an estimate with its interval, rounded for display.
+
+    A missing estimate shows ``na``; a missing bound shows ``"0.73 (NA)"``.
+    With a negative bound (a difference) the default en dash becomes
+    ``" to "``: ``"-0.17 (-0.22 to -0.13)"``.
+    """
+    est = format_number(estimate, digits, na)
+    if not interval or est == na:
+        return est
+    lo, hi = format_number(lower, digits, na), format_number(upper, digits, na)
+    if lo == na or hi == na:
+        return f"{est} ({na})"
+    if sep == "\u2013" and (lo.startswith("-") or hi.startswith("-")):
+        sep = " to "  # "-0.22–-0.13" would read as a range of dashes
+    return f"{est} ({lo}{sep}{hi})"
+
+
+
+def format_p(p: Any, digits: int = 3, na: str = "NA") -> str:
+    """A p-value as journals print it: ``"0.012"``, ``"<0.001"`` below ``10**-digits``."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return na
+    floor = 10.0 ** -digits
+    return f"<{floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
+

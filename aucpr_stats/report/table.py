@@ -1,0 +1,157 @@
+"""The publication table object and its renderings: frame, text, CSV, Markdown, LaTeX, HTML."""
+
+from __future__ import annotations
+
+import html as _html
+from typing import Any
+
+import attrs
+import polars as pl
+
+from .. import _frames
+from ..exceptions import InputError
+from .text import text_table
+
+__all__ = ["PublicationTable", "FORMATS", "latex_escape"]
+
+#: Output formats of :meth:`PublicationTable.render`.
+FORMATS = ("text", "csv", "markdown", "latex", "html")
+
+
+
+@attrs.frozen(eq=False)
+class PublicationTable:
+    """A publication table: one row per group, cells ``"estimate (lower–upper)"``.
+
+    Attributes
+    ----------
+    cells : polars.DataFrame
+        Display frame: key columns, counts (integers), then one text column
+        per (score, metric, estimator, interval method), headers already labelled.
+    key_columns : tuple of str
+        The labelled key columns at the left.
+    numeric_columns : tuple of str
+        Columns aligned right (counts and cells).
+    note : str
+        What the cells hold (estimator, interval, level), for a footnote.
+    frame_kind : {"pandas", "polars"}
+        The type ``to_frame()`` returns.
+    n_overall : int
+        Leading whole-cohort rows (``overall=``), set off by a rule in LaTeX.
+    """
+
+    cells: pl.DataFrame
+    key_columns: tuple[str, ...]
+    numeric_columns: tuple[str, ...]
+    note: str
+    frame_kind: str = "polars"
+    n_overall: int = 0
+
+    # --------------------------------------------------------------- frames
+    def to_frame(self):
+        """The table as a frame of the caller's type (text cells, integer counts)."""
+        return _frames.to_caller(self.cells, self.frame_kind)
+
+    # -------------------------------------------------------------- renders
+    def _rows(self) -> list[list[str]]:
+        return [["" if v is None else str(v) for v in row] for row in self.cells.iter_rows()]
+
+    def to_text(self, note: bool = True) -> str:
+        """An aligned monospace table (what the command line prints)."""
+        body = text_table(self.cells, right_align=self.numeric_columns)
+        return f"{body}\n\n{self.note}" if note and self.note else body
+
+    def to_csv(self) -> str:
+        """Comma-separated values with a header line (cells as text)."""
+        return self.cells.write_csv()
+
+    def to_markdown(self, note: bool = True) -> str:
+        """A GitHub/pandoc pipe table; counts and cells right-aligned."""
+        def esc(text: str) -> str:
+            return text.replace("|", "\\|")
+
+        headers = self.cells.columns
+        align = ["---:" if h in self.numeric_columns else ":---" for h in headers]
+        lines = ["| " + " | ".join(esc(h) for h in headers) + " |", "| " + " | ".join(align) + " |"]
+        lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in self._rows()]
+        out = "\n".join(lines)
+        return f"{out}\n\n{self.note}" if note and self.note else out
+
+    def to_latex(self, caption: str | None = None, label: str | None = None, note: bool = True) -> str:
+        r"""A LaTeX ``table`` with a booktabs ``tabular`` (needs ``\usepackage{booktabs}``).
+
+        Special characters are escaped; the en dash of the intervals becomes ``--``.
+        """
+        headers = self.cells.columns
+        spec = "".join("r" if h in self.numeric_columns else "l" for h in headers)
+        lines = [r"\begin{table}[htbp]", r"\centering"]
+        if caption:
+            lines.append(rf"\caption{{{latex_escape(caption)}}}")
+        if label:
+            lines.append(rf"\label{{{label}}}")
+        lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+                  " & ".join(latex_escape(h) for h in headers) + r" \\", r"\midrule"]
+        body = [" & ".join(latex_escape(c) for c in row) + r" \\" for row in self._rows()]
+        if 0 < self.n_overall < len(body):
+            body.insert(self.n_overall, r"\midrule")
+        lines += body
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        if note and self.note:
+            lines.append(rf"\par\smallskip{{\footnotesize {latex_escape(self.note)}}}")
+        lines.append(r"\end{table}")
+        return "\n".join(lines)
+
+    def to_html(self, caption: str | None = None, note: bool = True) -> str:
+        """An HTML ``<table>`` (escaped; counts and cells right-aligned)."""
+        headers = self.cells.columns
+
+        def cell(tag: str, text: str, header: str) -> str:
+            style = ' style="text-align: right"' if header in self.numeric_columns else ""
+            return f"<{tag}{style}>{_html.escape(text)}</{tag}>"
+
+        lines = ['<table class="aucpr-stats-table">']
+        if caption:
+            lines.append(f"<caption>{_html.escape(caption)}</caption>")
+        lines.append("<thead>")
+        lines.append("<tr>" + "".join(cell("th", h, h) for h in headers) + "</tr>")
+        lines.append("</thead>")
+        lines.append("<tbody>")
+        for row in self._rows():
+            lines.append("<tr>" + "".join(cell("td", c, h) for c, h in zip(row, headers)) + "</tr>")
+        lines.append("</tbody>")
+        if note and self.note:
+            lines.append(f'<tfoot><tr><td colspan="{len(headers)}">{_html.escape(self.note)}</td></tr></tfoot>')
+        lines.append("</table>")
+        return "\n".join(lines)
+
+    def render(self, format: str = "text", **options: Any) -> str:
+        """Render as ``"text"``, ``"csv"``, ``"markdown"``, ``"latex"`` or ``"html"``."""
+        renderers = {"text": self.to_text, "csv": self.to_csv, "markdown": self.to_markdown,
+                     "latex": self.to_latex, "html": self.to_html}
+        if format not in renderers:
+            raise InputError(f"`format` must be one of {list(renderers)}; got {format!r}")
+        return renderers[format](**options)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return f"PublicationTable(rows={self.cells.height}, columns={self.cells.columns})"
+
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\u2013": "--", "\u2014": "---",
+}
+
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped (en and em dashes as ``--`` and ``---``)."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+

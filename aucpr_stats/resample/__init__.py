@@ -1,0 +1,31 @@
+"""Resampling: every random draw of the package, written once.
+
+* :mod:`.streams`: one random stream per group, derived from the seed and
+  the group's key;
+* :mod:`.counts`: the stratified bootstrap as multinomial draws of tie-table
+  counts (interval bootstraps, paired and unpaired comparisons);
+* :mod:`.folds`: stratified random folds on the same counts
+  (cross-validation intervals);
+* :mod:`.quantiles`: the same bootstrap read through a few order
+  statistics, exactly in distribution (confidence bands of the PR curve).
+"""
+
+from __future__ import annotations
+
+from .counts import DEFAULT_N_BOOT, ReplicateChunk, bootstrap_estimates, replicate_chunks, stratified_counts
+from .folds import stratified_folds
+from .quantiles import exceedance_at_order_statistics
+from .streams import Streams, key_words, root_sequence
+
+__all__ = [
+    "DEFAULT_N_BOOT",
+    "Streams",
+    "root_sequence",
+    "key_words",
+    "ReplicateChunk",
+    "replicate_chunks",
+    "bootstrap_estimates",
+    "stratified_counts",
+    "stratified_folds",
+    "exceedance_at_order_statistics",
+]

@@ -1,0 +1,392 @@
+r"""The stratified bootstrap on tie-table counts (Boyd, Eng & Page 2013, section 3.2).
+
+A stratified bootstrap replicate resamples the ``n`` positive rows of a group
+with replacement and, separately, its ``m`` negative rows, so the prevalence
+is exact in every replicate. Every statistic here depends on the rows only
+through the tie table, and resampling ``n`` positives with replacement puts
+a multinomial number of them on each tie row:
+
+.. math:: (P^*_1, \dots, P^*_K) \sim \mathrm{Multinomial}(n;\ p_1/n, \dots, p_K/n)
+
+where ``p_k`` is the number of positives at the ``k``-th distinct score, and
+likewise for the negatives, independently. So a replicate is the original
+table with new counts: exactly the distribution of row resampling, with no
+re-sort, at a cost of O(rows + draws) per replicate. A cluster bootstrap or
+weights would change only the counts drawn here.
+
+Two exact samplers (up to the double-precision rounding of uniform draws and
+Poisson probabilities) are used per group and class, whichever is cheaper
+for that group:
+
+* *unit by unit* (:class:`UnitSampler`): each of the ``N`` resampled units
+  picks one of the ``N`` original units uniformly at random
+  (``Generator.integers``) and the picks are counted per tie row; cost O(N)
+  per replicate. Used when rows hold one or two units each (continuous scores);
+* *Poisson with completion* (:class:`PoissonFillSampler`): independent
+  Poisson counts per tie row, completed unit by unit to exactly ``N``; cost
+  O(tie rows) per replicate. Used when rows hold many units (ties, or the
+  reduced tables of :mod:`aucpr_stats.estimators.registry`).
+
+Randomness: every group draws from its own stream (:mod:`.streams`), in
+blocks of replicates whose size depends only on that group's table (or on
+``chunk_size``), so its replicates do not depend on the other groups. Blocks
+of several groups are evaluated together, with a constant number of numpy
+calls per chunk of about 2**20 array elements.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+import attrs
+import numpy as np
+
+from ..ties import TieTable
+from .streams import Streams
+
+__all__ = [
+    "DEFAULT_N_BOOT",
+    "UnitSampler",
+    "PoissonFillSampler",
+    "ReplicateChunk",
+    "replicate_chunks",
+    "bootstrap_estimates",
+    "stratified_counts",
+]
+
+#: Replicates of a bootstrap, as in Boyd et al. (2013).
+DEFAULT_N_BOOT = 1000
+
+#: Memory budget of one chunk, in array elements (about 8 MB per int64 array).
+CHUNK_ELEMENTS = 1 << 20
+
+
+# ------------------------------------------------------------------ samplers
+class UnitSampler:
+    """Replicate counts of one class, segment by segment, by resampling its units one by one.
+
+    Each of the ``N`` resampled units of a segment picks one of the segment's
+    ``N`` original units (rows of this class) uniformly at random; the picks
+    are counted per tie row. Cost O(N) per replicate.
+    """
+
+    def __init__(self, ties: TieTable, counts: np.ndarray):
+        self.offsets = ties.offsets
+        self.totals = ties.segment_sum(counts)
+        # unit u of segment s is the u-th unit of this class in s, at (global) row unit_row[u]
+        self.unit_row = np.repeat(np.arange(ties.n_rows, dtype=np.int64), counts)
+        self.unit_start = np.zeros(ties.n_segments + 1, dtype=np.int64)
+        np.cumsum(self.totals, out=self.unit_start[1:])
+
+    def _rows(self, s: int, picks: np.ndarray) -> np.ndarray:
+        """Local tie row of each picked unit of segment ``s``."""
+        return self.unit_row[picks + self.unit_start[s]] - self.offsets[s]
+
+    def draw(self, s: int, rng: np.random.Generator, n_rep: int) -> np.ndarray:
+        """Counts of ``n_rep`` replicates of segment ``s``, shape (n_rep, rows of s)."""
+        width = int(self.offsets[s + 1] - self.offsets[s])
+        total = int(self.totals[s])
+        if total == 0:
+            return np.zeros((n_rep, width), dtype=np.int64)
+        rows = self._rows(s, rng.integers(0, total, size=(n_rep, total)))
+        rows += (np.arange(n_rep, dtype=np.int64) * width)[:, None]
+        return np.bincount(rows.ravel(), minlength=n_rep * width).reshape(n_rep, width)
+
+    def draw_some(self, s: int, rng: np.random.Generator, deficit: np.ndarray) -> np.ndarray:
+        """``deficit[b]`` extra units of segment ``s`` for replicate ``b``; counts (n_rep, rows of s)."""
+        width = int(self.offsets[s + 1] - self.offsets[s])
+        n_rep = deficit.size
+        which = np.repeat(np.arange(n_rep, dtype=np.int64), deficit)
+        if which.size == 0:
+            return np.zeros((n_rep, width), dtype=np.int64)
+        rows = self._rows(s, rng.integers(0, int(self.totals[s]), size=which.size)) + which * width
+        return np.bincount(rows, minlength=n_rep * width).reshape(n_rep, width)
+
+
+class PoissonFillSampler:
+    r"""Replicate counts of one class in O(tie rows), for segments whose rows hold many units.
+
+    Multinomial counts by Poissonisation with completion. Draw independent
+    :math:`C_k \sim \mathrm{Poisson}(\lambda c_k)` for the rows of a segment
+    (``c_k`` the row's count, :math:`\lambda = 1 - 3/\sqrt N`), so that
+    :math:`S = \sum_k C_k` is a little below ``N``. Given ``S``, the vector
+    ``C`` is Multinomial(S; c/N); adding ``N - S`` units drawn one by one from
+    the same probabilities makes it exactly Multinomial(N; c/N). When
+    ``S > N`` (probability about 0.1%) the replicate's draw is discarded and
+    all ``N`` units are drawn one by one, which is also exactly multinomial,
+    so the result is exact whatever ``S`` is.
+
+    Poisson variates come from inversion of the Poisson CDF with one uniform
+    each: a guide table over 256 cells of [0, 1) per distinct mean points to a
+    starting count, followed by a short vectorised search (Devroye 1986,
+    section III.2.4). Means above 64 (or too many distinct means) use
+    :meth:`numpy.random.Generator.poisson`. The tables are built once for all
+    segments; draws are made segment by segment.
+    """
+
+    CELLS = 256
+    MAX_MEAN = 64.0
+    MAX_DISTINCT = 2048
+
+    def __init__(self, ties: TieTable, counts: np.ndarray, units: UnitSampler, segments: np.ndarray):
+        from scipy.stats import poisson
+
+        self.units = units
+        self.offsets = ties.offsets
+        self.totals = units.totals
+        seg_of_row = ties.segment_ids()
+        lam = np.where(self.totals >= 16, 1.0 - 3.0 / np.sqrt(np.maximum(self.totals, 1)), 0.0)
+        chosen = np.zeros(ties.n_segments, dtype=bool)
+        chosen[segments] = True
+        mean = np.where(chosen[seg_of_row], lam[seg_of_row] * counts, 0.0)
+        active = np.flatnonzero(mean > 0)
+        mean = mean[active]
+        small = mean <= self.MAX_MEAN
+        values, inverse = np.unique(mean[small], return_inverse=True)
+        if values.size > self.MAX_DISTINCT:
+            small[:] = False
+            values, inverse = values[:0], inverse[:0]
+        self.rows_small, self.rows_large = active[small], active[~small]
+        self.mean_large = mean[~small]
+        # the small and large rows of segment s: [small_at[s], small_at[s + 1]) and likewise
+        self.small_at = np.searchsorted(self.rows_small, self.offsets)
+        self.large_at = np.searchsorted(self.rows_large, self.offsets)
+        if values.size:
+            width = int(np.ceil(values.max() + 12.0 * np.sqrt(values.max()) + 40.0))
+            cdf = poisson.cdf(np.arange(width)[None, :], values[:, None])
+            cdf[:, -1] = 2.0  # sentinel above every uniform; the mass beyond is < 1e-30
+            grid = np.arange(self.CELLS) / self.CELLS
+            # guide[d, i] = number of CDF values <= i / CELLS: the count at the cell's lower edge
+            guide = np.stack([np.searchsorted(row, grid, side="right") for row in cdf])
+            self.cdf = cdf.ravel()
+            self.cdf_base = inverse.astype(np.int64) * width
+            self.guide = guide.ravel().astype(np.int64)
+            self.guide_base = inverse.astype(np.int64) * self.CELLS
+
+    def _poisson_by_guide(self, rng: np.random.Generator, n_rep: int, lo: int, hi: int) -> np.ndarray:
+        """Poisson counts of the small-mean rows ``rows_small[lo:hi]``, shape (n_rep, hi - lo)."""
+        u = rng.random((n_rep, hi - lo))
+        cell = (u * self.CELLS).astype(np.int64)
+        cell += self.guide_base[lo:hi]
+        index = self.guide[cell]
+        index += self.cdf_base[lo:hi]
+        # walk up while F(count) <= u: most draws stop within a step or two,
+        # so each pass only revisits the draws still walking
+        flat_index, flat_u = index.reshape(-1), u.reshape(-1)
+        walking = np.flatnonzero(self.cdf[flat_index] <= flat_u)
+        while walking.size:
+            flat_index[walking] += 1
+            walking = walking[self.cdf[flat_index[walking]] <= flat_u[walking]]
+        index -= self.cdf_base[lo:hi]
+        return index
+
+    def draw(self, s: int, rng: np.random.Generator, n_rep: int) -> np.ndarray:
+        """Counts of ``n_rep`` replicates of segment ``s``, shape (n_rep, rows of s)."""
+        first = int(self.offsets[s])
+        counts = np.zeros((n_rep, int(self.offsets[s + 1]) - first), dtype=np.int64)
+        lo, hi = int(self.small_at[s]), int(self.small_at[s + 1])
+        if hi > lo:
+            counts[:, self.rows_small[lo:hi] - first] = self._poisson_by_guide(rng, n_rep, lo, hi)
+        lo, hi = int(self.large_at[s]), int(self.large_at[s + 1])
+        if hi > lo:
+            counts[:, self.rows_large[lo:hi] - first] = rng.poisson(self.mean_large[lo:hi], size=(n_rep, hi - lo))
+        # the total S of each replicate; the deficit N - S is completed unit by unit
+        deficit = int(self.totals[s]) - counts.sum(axis=1)
+        over = deficit < 0
+        if over.any():  # S > N: discard and draw the whole replicate unit by unit
+            counts[over] = 0
+            deficit[over] = int(self.totals[s])
+        counts += self.units.draw_some(s, rng, deficit)
+        return counts
+
+
+class _ClassCounts:
+    """The cheaper exact sampler of one class, chosen per segment from that segment's own table."""
+
+    def __init__(self, ties: TieTable, counts: np.ndarray):
+        self.units = UnitSampler(ties, counts)
+        busy = ties.segment_sum((counts > 0).astype(np.int64))
+        totals = self.units.totals
+        # ~12 ns per unit against ~30 ns per busy row (numpy 2.4)
+        self.by_poisson = (totals > 2.5 * busy) & (totals >= 64)
+        chosen = np.flatnonzero(self.by_poisson)
+        self.poisson = PoissonFillSampler(ties, counts, self.units, chosen) if chosen.size else None
+
+    def draw(self, s: int, rng: np.random.Generator, n_rep: int) -> np.ndarray:
+        sampler = self.poisson if self.by_poisson[s] else self.units
+        return sampler.draw(s, rng, n_rep)
+
+
+# ------------------------------------------------------------------ chunks
+@attrs.frozen(eq=False)
+class ReplicateChunk:
+    """Some bootstrap replicates of some segments, as one tie table.
+
+    Attributes
+    ----------
+    table : TieTable
+        One segment per (source segment, replicate): the source segment's
+        scores with resampled counts.
+    segment, replicate : ndarray of int64, shape (table.n_segments,)
+        The source segment and the replicate index of each segment of ``table``.
+    template : TieTable or None
+        When the chunk holds replicates of one source segment only, that
+        segment alone: ``table`` is then ``n_rep`` copies of its rows
+        (replicate-major), the layout of the estimators' replicate kernels.
+    """
+
+    table: TieTable
+    segment: np.ndarray
+    replicate: np.ndarray
+    template: TieTable | None = None
+
+
+def _block_sizes(ties: TieTable, n_boot: int, chunk_size: int | None) -> np.ndarray:
+    """Replicates drawn per call for each segment: from that segment's size alone (or ``chunk_size``)."""
+    if chunk_size is not None:
+        return np.full(ties.n_segments, max(1, min(int(chunk_size), n_boot)), dtype=np.int64)
+    per_replicate = ties.lengths + ties.n_pos + ties.n_neg
+    return np.clip(CHUNK_ELEMENTS // np.maximum(per_replicate, 1), 1, max(n_boot, 1)).astype(np.int64)
+
+
+def replicate_chunks(ties: TieTable, n_boot: int, streams: Streams,
+                     chunk_size: int | None = None) -> Iterator[ReplicateChunk]:
+    """Stratified bootstrap replicates of every segment of ``ties``, chunk by chunk.
+
+    Parameters
+    ----------
+    ties : TieTable
+        Segments to resample (each class is resampled within its segment; a
+        segment without positives keeps zero positives, and likewise).
+    n_boot : int
+        Replicates per segment.
+    streams : Streams
+        One random stream per segment (:class:`~aucpr_stats.resample.streams.Streams`).
+    chunk_size : int, optional
+        Replicates drawn per call for every segment; by default as many as fit
+        in about 2**20 array elements for that segment. The draws depend on
+        it, so keep it fixed for reproducible results.
+
+    Yields
+    ------
+    ReplicateChunk
+        Every (segment, replicate) pair appears in exactly one chunk; a
+        segment's replicates come in increasing order.
+    """
+    if ties.n_segments != len(streams):
+        raise ValueError("one stream per segment is needed")
+    positives, negatives = _ClassCounts(ties, ties.pos), _ClassCounts(ties, ties.neg)
+    blocks = _block_sizes(ties, n_boot, chunk_size)
+    lengths = ties.lengths
+    pieces: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+    cells = 0
+    for s in range(ties.n_segments):
+        rng = streams[s]
+        for start in range(0, n_boot, int(blocks[s])):
+            size = min(int(blocks[s]), n_boot - start)
+            pos = positives.draw(s, rng, size)
+            neg = negatives.draw(s, rng, size)
+            pieces.append((s, start, pos, neg))
+            cells += size * int(lengths[s])
+            if cells >= CHUNK_ELEMENTS:
+                yield _assemble(ties, pieces)
+                pieces, cells = [], 0
+    if pieces:
+        yield _assemble(ties, pieces)
+
+
+def _assemble(ties: TieTable, pieces: list) -> ReplicateChunk:
+    """One table from pieces ``(segment, first replicate, pos counts, neg counts)``."""
+    lengths = ties.lengths
+    segment = np.concatenate([np.full(p[2].shape[0], p[0], dtype=np.int64) for p in pieces])
+    replicate = np.concatenate([np.arange(p[1], p[1] + p[2].shape[0], dtype=np.int64) for p in pieces])
+    offsets = np.zeros(segment.size + 1, dtype=np.int64)
+    np.cumsum(lengths[segment], out=offsets[1:])
+    if len({p[0] for p in pieces}) == 1:
+        s = pieces[0][0]
+        template = ties.segment(s) if ties.n_segments > 1 else ties
+        score = np.tile(template.score, segment.size)
+    else:
+        template = None
+        starts = ties.offsets[:-1][segment]
+        within = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], lengths[segment])
+        score = ties.score[np.repeat(starts, lengths[segment]) + within]
+    pos = np.concatenate([p[2].ravel() for p in pieces]) if len(pieces) > 1 else pieces[0][2].ravel()
+    neg = np.concatenate([p[3].ravel() for p in pieces]) if len(pieces) > 1 else pieces[0][3].ravel()
+    return ReplicateChunk(TieTable(score, pos, neg, offsets), segment, replicate, template)
+
+
+def _streams(ties: TieTable, seed: Any, streams: Streams | None) -> Streams:
+    return Streams.for_segments(seed, ties.n_segments, "bootstrap") if streams is None else streams
+
+
+def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N_BOOT, seed: Any = None, *,
+                        streams: Streams | None = None, chunk_size: int | None = None) -> np.ndarray:
+    """Statistics of stratified bootstrap replicates of every segment.
+
+    Parameters
+    ----------
+    ties : TieTable
+        Segments with at least one positive and one negative.
+    estimators : callable or sequence of callables
+        ``fn(TieTable) -> ndarray[n_segments]``, e.g. registry records
+        (:class:`~aucpr_stats.estimators.registry.Estimator`, whose replicate
+        kernel is then used). All statistics see the same replicates (paired).
+    n_boot : int
+        Number of replicates.
+    seed : None, int, numpy Generator or SeedSequence
+        Root of the segments' streams (keyed by segment index) when
+        ``streams`` is not given.
+    streams : Streams, optional
+        One stream per segment (e.g. keyed by the groups' key values).
+    chunk_size : int, optional
+        Replicates per draw, see :func:`replicate_chunks`.
+
+    Returns
+    -------
+    ndarray, shape (n_segments, n_boot), or (len(estimators), n_segments, n_boot)
+        when ``estimators`` is a sequence.
+
+    Examples
+    --------
+    >>> from aucpr_stats.ties import TieTable
+    >>> from aucpr_stats.estimators import average_precision
+    >>> t = TieTable([3.0, 2.0, 1.0, 0.0], [2, 0, 1, 0], [0, 1, 1, 2], [0, 4])
+    >>> bootstrap_estimates(t, average_precision, n_boot=200, seed=1).shape
+    (1, 200)
+    """
+    single = callable(estimators)
+    funcs = [estimators] if single else list(estimators)
+    out = np.full((len(funcs), ties.n_segments, n_boot), np.nan)
+    for chunk in replicate_chunks(ties, n_boot, _streams(ties, seed, streams), chunk_size):
+        for j, fn in enumerate(funcs):
+            kernel = getattr(fn, "replicate_kernel", None)
+            with np.errstate(all="ignore"):
+                if kernel is not None and chunk.template is not None:
+                    values = kernel(chunk.table, chunk.segment.size, chunk.template)
+                else:
+                    values = np.asarray(fn(chunk.table), dtype=np.float64)
+            out[j, chunk.segment, chunk.replicate] = values
+    return out[0] if single else out
+
+
+def stratified_counts(ties: TieTable, n_boot: int = DEFAULT_N_BOOT, seed: Any = None, *,
+                      streams: Streams | None = None, chunk_size: int | None = None) -> TieTable:
+    """All ``n_boot`` replicates in one table, replicate-major: segment ``b * n_segments + s`` is replicate ``b`` of ``s``.
+
+    Convenient for small tables and tests; :func:`bootstrap_estimates` keeps
+    memory bounded on large ones. The same draws as :func:`replicate_chunks`.
+    """
+    n_seg, n_rows = ties.n_segments, ties.n_rows
+    pos = np.zeros((n_boot, n_rows), dtype=np.int64)
+    neg = np.zeros((n_boot, n_rows), dtype=np.int64)
+    for chunk in replicate_chunks(ties, n_boot, _streams(ties, seed, streams), chunk_size):
+        # row positions of every chunk row in the (replicate, row) layout
+        lengths = ties.lengths[chunk.segment]
+        within = np.arange(chunk.table.n_rows, dtype=np.int64) - np.repeat(chunk.table.offsets[:-1], lengths)
+        rows = np.repeat(chunk.replicate * n_rows + ties.offsets[:-1][chunk.segment], lengths) + within
+        pos.ravel()[rows] = chunk.table.pos
+        neg.ravel()[rows] = chunk.table.neg
+    offsets = np.append((ties.offsets[:-1][None, :] + (np.arange(n_boot) * n_rows)[:, None]).ravel(),
+                        n_boot * n_rows)
+    return TieTable(np.tile(ties.score, n_boot), pos.ravel(), neg.ravel(), offsets if n_seg else np.zeros(1))

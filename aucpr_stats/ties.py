@@ -1,0 +1,328 @@
+"""The tie table: the one data structure every statistic here is computed from.
+
+For each group (a *segment*), the tie table lists the distinct score values in
+descending order with the number of positives and negatives at each value
+(Radcliffe 2013's triples). Cumulative sums of the counts give the true and
+false positives at every threshold that does not split a tie, so every
+estimator is a function of the table alone and costs O(distinct scores).
+
+All segments live in flat arrays with an ``offsets`` vector (CSR layout), so
+one numpy call serves every group at once: there is no Python loop per group.
+The same layout carries bootstrap replicates (one segment per group and
+replicate) and cross-validation folds.
+
+This is the contract between the two halves of the package: every input
+backend (:mod:`aucpr_stats.ingest`) produces a :class:`TieTable`, and every
+kernel (estimators, intervals, resampling, curves) takes one. A backend may
+build it any way it likes (:mod:`aucpr_stats.ingest.build` has the builders
+for rows in memory); the kernels rely only on the invariants below.
+
+Invariants
+    * within a segment, ``score`` is strictly descending;
+    * ``pos`` and ``neg`` are non-negative int64 counts;
+    * ``offsets`` starts at 0, ends at the number of rows and never decreases
+      (empty segments are allowed).
+
+Rows whose positive and negative counts are both zero may occur (a bootstrap
+replicate that drew no row at a score); they are not thresholds, and every
+kernel either tolerates them or calls :meth:`TieTable.compact` first.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+__all__ = ["TieTable"]
+
+
+def _as_int64(values) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
+class TieTable:
+    """Distinct scores per segment, descending, with positive and negative counts.
+
+    Attributes
+    ----------
+    score : ndarray of float64, shape (n_rows,)
+        Distinct score values, strictly descending within each segment.
+    pos, neg : ndarray of int64, shape (n_rows,)
+        Number of positives / negatives whose score equals ``score``.
+    offsets : ndarray of int64, shape (n_segments + 1,)
+        Segment ``k`` occupies rows ``offsets[k]:offsets[k+1]``. Empty
+        segments (no rows) are allowed.
+
+    Notes
+    -----
+    A one-segment table may also be *deferred* (:meth:`deferred`): it holds
+    the scores of each class, sorted, and merges them into the arrays above
+    only when they are first read. Statistics that depend on the negatives
+    only through their counts between consecutive positive rows (average
+    precision, the trapezoid estimators, A') read :meth:`collapsed` instead,
+    a table with one row per run of negatives, whose size is of the order of
+    the number of distinct positive scores. The arrays are never modified in
+    place once built.
+    """
+
+    def __init__(self, score, pos, neg, offsets) -> None:
+        self._set_arrays(np.ascontiguousarray(score, dtype=np.float64), _as_int64(pos), _as_int64(neg),
+                         _as_int64(offsets))
+        self._source = None
+        self._collapsed = None
+
+    def _set_arrays(self, score, pos, neg, offsets) -> None:
+        n = score.shape[0]
+        if score.ndim != 1 or pos.shape != (n,) or neg.shape != (n,):
+            raise ValueError("`score`, `pos` and `neg` must be 1-D arrays of one length")
+        if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or offsets[-1] != n:
+            raise ValueError("`offsets` must start at 0 and end at the number of rows")
+        self._score, self._pos, self._neg, self._offsets = score, pos, neg, offsets
+
+    @classmethod
+    def deferred(cls, source) -> "TieTable":
+        """A one-segment table merged from ``source`` only when its arrays are read.
+
+        ``source`` (see :class:`aucpr_stats.ingest.class_sort.SortedClasses`) has
+        ``n_pos`` and ``n_neg`` (ints), ``full_table()`` and
+        ``collapsed_table()`` (both returning eager :class:`TieTable`).
+        """
+        table = cls.__new__(cls)
+        table._score = table._pos = table._neg = table._offsets = None
+        table._source = source
+        table._collapsed = None
+        return table
+
+    def _materialise(self) -> None:
+        if self._score is None:
+            full = self._source.full_table()
+            self._set_arrays(full._score, full._pos, full._neg, full._offsets)
+            self._source = None  # the merged arrays replace the sorted classes
+
+    @property
+    def is_deferred(self) -> bool:
+        """True while the arrays of a deferred table have not been merged yet."""
+        return self._score is None
+
+    @property
+    def score(self) -> np.ndarray:
+        self._materialise()
+        return self._score
+
+    @property
+    def pos(self) -> np.ndarray:
+        self._materialise()
+        return self._pos
+
+    @property
+    def neg(self) -> np.ndarray:
+        self._materialise()
+        return self._neg
+
+    @property
+    def offsets(self) -> np.ndarray:
+        self._materialise()
+        return self._offsets
+
+    def positive_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Positive count, true positives and false positives at each row holding positives.
+
+        For a one-segment table, in descending order of score: the rows with
+        ``pos > 0``, their count, and the running counts of positives and of
+        negatives down to the bottom of each (ties admitted together). A
+        deferred table reads them off its sorted classes without merging.
+        """
+        if self._score is None:
+            return self._source.positive_rows()
+        if self.n_segments != 1:
+            raise ValueError("positive_rows() needs a one-segment table")
+        rows = np.flatnonzero(self._pos > 0)  # (a boolean mask scans about twice as fast as int64)
+        count = self._pos[rows]
+        return count, np.cumsum(count), np.cumsum(self._neg)[rows]
+
+    def collapsed(self) -> "TieTable":
+        """The table with every run of negative-only rows merged into one row.
+
+        Within a segment, consecutive rows without positives become one row
+        holding their negatives (at the lowest of their scores). The true and
+        false positive counts at every row holding positives, and at the last
+        row before each, are unchanged; so is every statistic that reads the
+        negatives only through those counts (the ``"negative_runs"``
+        estimators of :mod:`aucpr_stats.estimators.registry`). Since the
+        negative counts of merged rows add up, multinomial resampling of the
+        collapsed table has the distribution of the collapsed counts of a
+        resampled original table. A deferred table builds it from its sorted
+        classes without merging them (size of the order of the distinct
+        positive scores). The scores of the dropped rows are lost.
+        """
+        if self._collapsed is None:
+            if self._score is None:
+                self._collapsed = self._source.collapsed_table()
+            elif self.n_rows == 0:
+                self._collapsed = self
+            else:
+                has_pos = self._pos > 0
+                next_has_pos = np.zeros(self.n_rows, dtype=bool)
+                next_has_pos[:-1] = has_pos[1:]
+                self._collapsed = self._merge_into_next(has_pos | self._segment_last_rows() | next_has_pos)
+        return self._collapsed
+
+    def merged_negative_runs(self) -> "TieTable":
+        """Every run of negative-only rows merged into the next row holding positives.
+
+        Within each segment, a row without positives is merged into the first
+        following row that has positives (its negatives join that tie block);
+        rows after the last positive are merged into the segment's last row.
+        The precision at every row holding positives is unchanged, so the
+        ``"positive_rows"`` estimators (average precision) give the same
+        value, and multinomial resampling commutes with the merge as for
+        :meth:`collapsed`. On continuous scores the table shrinks from
+        ``n + m`` rows to about ``n``.
+        """
+        table = self.collapsed()  # a deferred table: without merging its classes (same result)
+        if table.n_rows == 0:
+            return table
+        return table._merge_into_next((table.pos > 0) | table._segment_last_rows())
+
+    def _segment_last_rows(self) -> np.ndarray:
+        last = np.zeros(self.n_rows, dtype=bool)
+        nonempty = self.lengths > 0
+        last[self.offsets[1:][nonempty] - 1] = True
+        return last
+
+    def _merge_into_next(self, keep: np.ndarray) -> "TieTable":
+        """Add the counts of every dropped row to the first kept row at or after it (same segment).
+
+        The last row of every non-empty segment must be kept.
+        """
+        n_rows = self.n_rows
+        index = np.where(keep, np.arange(n_rows), n_rows)
+        target = np.minimum.accumulate(index[::-1])[::-1]
+        new_index = np.cumsum(keep) - 1
+        n_kept = int(keep.sum())
+        pos = np.bincount(new_index[target], weights=self.pos, minlength=n_kept).astype(np.int64)
+        neg = np.bincount(new_index[target], weights=self.neg, minlength=n_kept).astype(np.int64)
+        offsets = np.zeros(self.n_segments + 1, dtype=np.int64)
+        np.cumsum(self.segment_sum(keep.astype(np.int64)), out=offsets[1:])
+        return TieTable(self.score[keep], pos, neg, offsets)
+
+    def __repr__(self) -> str:
+        if self.is_deferred:
+            return f"TieTable(deferred, n_pos={self._source.n_pos}, n_neg={self._source.n_neg})"
+        return f"TieTable(n_segments={self.n_segments}, n_rows={self.n_rows})"
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n_segments(self) -> int:
+        """Number of segments (groups, or group x replicate)."""
+        return 1 if self._score is None else self._offsets.size - 1
+
+    @property
+    def n_rows(self) -> int:
+        """Total number of tie rows over all segments."""
+        return self.score.shape[0]
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Number of tie rows in each segment."""
+        return np.diff(self.offsets)
+
+    def segment_ids(self) -> np.ndarray:
+        """Segment index of every row, shape (n_rows,)."""
+        return np.repeat(np.arange(self.n_segments, dtype=np.int64), self.lengths)
+
+    # ------------------------------------------------------- segmented sums
+    def segment_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum of ``values`` (one per row) within each segment; 0 for empty segments."""
+        values = np.asarray(values)
+        dtype = np.result_type(values.dtype, np.int64)
+        if self.n_segments == 1:
+            return np.array([values.sum(dtype=dtype)])
+        out = np.zeros(self.n_segments, dtype=dtype)
+        # reduceat over the starts of non-empty segments: one pass, no cumulative
+        # sum (and no cancellation error for float values)
+        nonempty = self.offsets[:-1] < self.offsets[1:]
+        if nonempty.any():
+            out[nonempty] = np.add.reduceat(values.astype(dtype, copy=False), self.offsets[:-1][nonempty])
+        return out
+
+    def segment_cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive cumulative sum of ``values`` restarting at each segment."""
+        values = np.asarray(values)
+        total = np.cumsum(values)
+        if self.n_segments == 1:
+            return total
+        before = np.zeros(self.n_segments, dtype=total.dtype)
+        starts = self.offsets[:-1]
+        nonempty = starts < self.offsets[1:]
+        before[nonempty] = total[starts[nonempty]] - values[starts[nonempty]]
+        return total - np.repeat(before, self.lengths)
+
+    # computed once per table (the arrays are never modified in place)
+    @functools.cached_property
+    def n_pos(self) -> np.ndarray:
+        """Positives per segment."""
+        if self._score is None:
+            return np.array([self._source.n_pos], dtype=np.int64)
+        return self.segment_sum(self.pos)
+
+    @functools.cached_property
+    def n_neg(self) -> np.ndarray:
+        """Negatives per segment."""
+        if self._score is None:
+            return np.array([self._source.n_neg], dtype=np.int64)
+        return self.segment_sum(self.neg)
+
+    def has_both_classes(self) -> np.ndarray:
+        """Boolean mask of the segments with at least one positive and one negative."""
+        return (self.n_pos > 0) & (self.n_neg > 0)
+
+    def tp(self) -> np.ndarray:
+        """True positives at the threshold just below each row's score (ties kept together)."""
+        return self.segment_cumsum(self.pos)
+
+    def fp(self) -> np.ndarray:
+        """False positives at the threshold just below each row's score."""
+        return self.segment_cumsum(self.neg)
+
+    # ---------------------------------------------------------- reshaping
+    def compact(self) -> "TieTable":
+        """Drop rows whose positive and negative counts are both zero."""
+        keep = (self.pos + self.neg) > 0
+        if keep.all():
+            return self
+        kept_per_segment = self.segment_sum(keep.astype(np.int64))
+        offsets = np.zeros(self.n_segments + 1, dtype=np.int64)
+        np.cumsum(kept_per_segment, out=offsets[1:])
+        return TieTable(self.score[keep], self.pos[keep], self.neg[keep], offsets)
+
+    def take(self, segments) -> "TieTable":
+        """A new table holding only the given segments, in the given order."""
+        segments = np.asarray(segments, dtype=np.int64)
+        if segments.size and np.all(segments[1:] > segments[:-1]):
+            # a subset in order: select rows with a mask (cheaper than index arithmetic)
+            chosen = np.zeros(self.n_segments, dtype=bool)
+            chosen[segments] = True
+            keep = np.repeat(chosen, self.lengths)
+            offsets = np.zeros(segments.size + 1, dtype=np.int64)
+            np.cumsum(self.lengths[segments], out=offsets[1:])
+            return TieTable(self.score[keep], self.pos[keep], self.neg[keep], offsets)
+        starts = self.offsets[:-1][segments]
+        lengths = self.lengths[segments]
+        offsets = np.zeros(segments.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        # row index = segment start + position within the segment
+        within = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+        rows = np.repeat(starts, lengths) + within
+        return TieTable(self.score[rows], self.pos[rows], self.neg[rows], offsets)
+
+    def with_counts(self, pos: np.ndarray, neg: np.ndarray) -> "TieTable":
+        """The same scores and segments with new counts (e.g. a bootstrap draw)."""
+        return TieTable(self.score, pos, neg, self.offsets)
+
+    def segment(self, k: int) -> "TieTable":
+        """Segment ``k`` alone, as a one-segment table."""
+        return self.take([k])
+
+

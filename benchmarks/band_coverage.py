@@ -18,7 +18,7 @@ Usage::
     python benchmarks/band_coverage.py --sims 500 --n-boot 1000 --out docs/band_coverage.json
 
 The simulated data sets of one sample size are the segments of one tie table,
-and the bands are computed by the library's kernel (``aucpr_stats.bands.pr_band``),
+and the bands are computed by the library (``PrCurveResult.band``, :mod:`aucpr_stats.curves.bands`),
 exactly as ``pr_curve(...).band(...)`` does.
 """
 
@@ -34,8 +34,8 @@ import warnings
 import numpy as np
 import polars as pl
 
-from aucpr_stats._ties import tie_table_from_sorted
-from aucpr_stats.bands import BAND_METHODS, pr_band
+from aucpr_stats.curves import BAND_METHODS, PrCurveResult
+from aucpr_stats.ingest.build import tie_table_from_sorted
 from aucpr_stats.curves import pr_step
 from aucpr_stats.simulate import Binormal
 
@@ -68,17 +68,17 @@ def run(sizes, sims, n_boot, prevalence, eps, n_grid, seed, fixed_counts, method
     rows = []
     for n in sizes:
         ties = simulate_ties(n, sims, prevalence, np.random.default_rng([seed, n]), fixed_counts)
-        estimate, _ = pr_step(ties, grid)
         keys = pl.DataFrame({"sim": np.arange(sims), "n_missing": np.zeros(sims, dtype=np.int64)})
+        curve = PrCurveResult(ties=ties, keys=keys, by=("sim",), notes=(None,) * sims, frame_kind="polars",
+                              outcome="y", score="s")
         for name in methods:
             method, _, variant = name.partition("+")
-            rng = np.random.default_rng([seed, n, ALL_METHODS.index(name)])
+            root = np.random.SeedSequence([seed, n, ALL_METHODS.index(name)])  # each simulated set its own stream
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                band = pr_band(ties, estimate, grid=grid, level=0.95, method=method, n_boot=n_boot,
-                               bandwidth=None, p_tilde=None, eps=eps, rng=rng, keys=keys, by=("sim",),
-                               frame_kind="polars", studentize=variant == "studentized")
+                band = curve.band(level=0.95, method=method, n_boot=n_boot, eps=eps, grid=grid, seed=root,
+                                  studentize=variant == "studentized")
             elapsed = time.perf_counter() - start
             inside = (band.lower <= truth[None, :] + 1e-12) & (truth[None, :] <= band.upper + 1e-12)
             covered = inside.all(axis=1)

@@ -13,7 +13,6 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st

@@ -10,7 +10,7 @@ from sklearn.metrics import average_precision_score
 
 from aucpr_stats import aucpr
 from aucpr_stats.ties import TieTable
-from aucpr_stats.estimators import PR_ESTIMATORS, average_precision
+from aucpr_stats.estimators import PR_ESTIMATORS
 from aucpr_stats.exceptions import ColumnNotFoundError, InputError
 from aucpr_stats.intervals import cross_validation as cv
 from aucpr_stats.resample import stratified_folds

@@ -20,7 +20,7 @@ from scipy import stats
 from aucpr_stats import aucpr
 from aucpr_stats.estimators import PR_ESTIMATORS
 from aucpr_stats.exceptions import InputError, InputTypeError
-from aucpr_stats.simulate import SCENARIOS, Bibeta, Binormal, bias_study, coverage_study, simulate_ties
+from aucpr_stats.simulate import SCENARIOS, Binormal, bias_study, coverage_study, simulate_ties
 
 
 @attrs.frozen

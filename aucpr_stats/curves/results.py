@@ -9,7 +9,7 @@ draws them.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
 import attrs
 import numpy as np
@@ -19,6 +19,9 @@ from .. import _frames, _validate
 from ..results import GroupedResult
 from ..ties import TieTable
 from .points import CURVE_METHODS, grid_iv, point_thresholds, pr_interpolated, pr_step, roc_interpolated, roc_step
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .bands import BandResult
 
 __all__ = ["PrCurveResult", "RocCurveResult"]
 

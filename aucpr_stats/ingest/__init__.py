@@ -250,7 +250,6 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
         **{f"s_infinite_{i}": s_infinite[name].sum() for i, name in enumerate(scores)},
         **{f"s_usable_{i}": (~(y_missing | s_missing[name])).sum() for i, name in enumerate(scores)},
     )
-    fine_keys = [*by, *((fold,) if fold else ())]
 
     if paired:
         # the scores side by side, a row kept when the outcome and every score are present

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from .._validate import SCORE_KEY, level_iv
+from .._validate import level_iv
 from ..exceptions import InputError, InputTypeError
 from ..report import format_cell, pretty_name
 

@@ -10,7 +10,7 @@ polars frames (no round trip through the caller's frame type) and rounded to
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import polars as pl
 

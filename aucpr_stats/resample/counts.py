@@ -36,7 +36,7 @@ calls per chunk of about 2**20 array elements.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator
 
 import attrs
 import numpy as np

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import numpy as np
 
 from ..estimators import reduction_for
 from ..estimators.engine import evaluate

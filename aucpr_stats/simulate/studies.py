@@ -26,7 +26,7 @@ Definitions (Boyd et al. section 4):
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping
 
 import numpy as np
 import polars as pl

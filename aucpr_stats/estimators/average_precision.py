@@ -60,9 +60,15 @@ def average_precision(ties: TieTable) -> np.ndarray:
     segment = np.searchsorted(ties.offsets, rows, side="right") - 1
     tp -= (np.cumsum(n_pos) - n_pos)[segment]
     fp -= (np.cumsum(n_neg) - n_neg)[segment]
+    out = np.full(ties.n_segments, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
-        total = np.bincount(segment, weights=weight * (tp / (tp + fp)), minlength=ties.n_segments)
-        return total / n_pos
+        precision = weight * (tp / (tp + fp))
+        # one sum per segment over its positive rows, as np.sum sums one segment
+        # (the same bits whatever the other segments)
+        holds = np.flatnonzero(n_pos > 0)
+        first = np.searchsorted(segment, holds)
+        out[holds] = np.add.reduceat(precision, first) / n_pos[holds]
+    return out
 
 
 def average_precision_contributions(ties: TieTable) -> np.ndarray:
@@ -76,33 +82,24 @@ def average_precision_contributions(ties: TieTable) -> np.ndarray:
     return np.divide(tp, admitted, out=np.zeros(ties.n_rows), where=admitted > 0)
 
 
-def average_precision_replicates(table: TieTable, n_rep: int, template: TieTable) -> np.ndarray:
-    """Average precision of ``n_rep`` bootstrap replicates of ``template``, on (replicate, row) arrays.
+def average_precision_replicates(table: TieTable) -> np.ndarray:
+    """Average precision of many segments (bootstrap replicates), the same values as :func:`average_precision`.
 
-    The same values as :func:`average_precision`, specialised to the layout
-    of a chunk of replicates: segment ``b * template.n_segments + s`` of
-    ``table`` is replicate ``b`` of segment ``s`` (the rows of ``template``
-    with resampled counts), so the running sums are plain cumulative sums
-    along the rows, restarted per segment, and the class sizes are those of
-    ``template`` (the bootstrap is stratified).
+    Written for chunks of replicates: one segment-restarted running sum per
+    class over every row (exact integers), the precision sum of each row
+    holding positives, and one sum per segment, with no search of segment
+    boundaries. A segment's value depends on its own rows only (the same bits
+    whatever else the chunk holds), which keeps a group's bootstrap
+    independent of the other groups.
     """
-    n_rows = template.n_rows
-    pos = table.pos.reshape(n_rep, n_rows)
-    tp = np.cumsum(pos, axis=1)
-    admitted = np.cumsum(table.neg.reshape(n_rep, n_rows), axis=1)
+    pos = table.pos
+    tp = table.segment_cumsum(pos)
+    admitted = table.segment_cumsum(table.neg)
     admitted += tp
-    starts = template.offsets[:-1]
-    nonempty = np.flatnonzero(starts < template.offsets[1:])
-    if template.n_segments > 1:
-        # restart the running sums at each segment: subtract what came before it
-        before = np.zeros((n_rep, template.n_segments), dtype=np.int64)
-        later = nonempty[starts[nonempty] > 0]
-        before[:, later] = tp[:, starts[later] - 1]
-        tp -= np.repeat(before, template.lengths, axis=1)
-        before[:, later] = admitted[:, starts[later] - 1]
-        admitted -= np.repeat(before, template.lengths, axis=1)
     precision_sum = np.divide(pos * tp, admitted, out=np.zeros(pos.shape), where=pos > 0)
-    out = np.full((n_rep, template.n_segments), np.nan)
+    starts = table.offsets[:-1]
+    nonempty = np.flatnonzero(starts < table.offsets[1:])
+    out = np.full(table.n_segments, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out[:, nonempty] = np.add.reduceat(precision_sum, starts[nonempty], axis=1) / template.n_pos[nonempty]
-    return out.ravel()
+        out[nonempty] = np.add.reduceat(precision_sum, starts[nonempty]) / table.n_pos[nonempty]
+    return out

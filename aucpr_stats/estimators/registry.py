@@ -25,8 +25,9 @@ package needs about it:
     the contribution of a positive in each tie row: the ``per_positive``
     interval needs it.
 ``replicate_kernel``
-    A faster function with the same values on a chunk of bootstrap replicates
-    laid out replicate-major (``kernel(table, n_rep, template)``).
+    A faster function with the same values on a chunk of bootstrap
+    replicates (one segment per replicate), whose value for a segment
+    depends on that segment's rows only.
 
 Adding an estimator is one pure function in a module of this package and one
 record below (see ``docs/architecture.md``).
@@ -82,8 +83,8 @@ class Estimator:
         ``contributions(TieTable) -> ndarray[n_rows]``: the contribution of a
         positive in each tie row, when the estimate is their mean.
     replicate_kernel : callable, optional
-        ``kernel(table, n_rep, template) -> ndarray[n_rep * template.n_segments]``
-        on ``n_rep`` replicates of ``template`` laid out replicate-major.
+        ``kernel(TieTable) -> ndarray[n_segments]`` on a chunk of replicates:
+        the same values as ``function``, faster there.
     """
 
     name: str
@@ -91,7 +92,7 @@ class Estimator:
     function: Callable[[TieTable], np.ndarray]
     reads: str = attrs.field(default="every_row", validator=attrs.validators.in_(READS))
     contributions: Callable[[TieTable], np.ndarray] | None = None
-    replicate_kernel: Callable[[TieTable, int, TieTable], np.ndarray] | None = None
+    replicate_kernel: Callable[[TieTable], np.ndarray] | None = None
 
     def __call__(self, ties: TieTable) -> np.ndarray:
         return self.function(ties)

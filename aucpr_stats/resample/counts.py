@@ -229,16 +229,11 @@ class ReplicateChunk:
         scores with resampled counts.
     segment, replicate : ndarray of int64, shape (table.n_segments,)
         The source segment and the replicate index of each segment of ``table``.
-    template : TieTable or None
-        When the chunk holds replicates of one source segment only, that
-        segment alone: ``table`` is then ``n_rep`` copies of its rows
-        (replicate-major), the layout of the estimators' replicate kernels.
     """
 
     table: TieTable
     segment: np.ndarray
     replicate: np.ndarray
-    template: TieTable | None = None
 
 
 def _block_sizes(ties: TieTable, n_boot: int, chunk_size: int | None) -> np.ndarray:
@@ -302,18 +297,16 @@ def _assemble(ties: TieTable, pieces: list) -> ReplicateChunk:
     replicate = np.concatenate([np.arange(p[1], p[1] + p[2].shape[0], dtype=np.int64) for p in pieces])
     offsets = np.zeros(segment.size + 1, dtype=np.int64)
     np.cumsum(lengths[segment], out=offsets[1:])
-    if len({p[0] for p in pieces}) == 1:
+    if len({p[0] for p in pieces}) == 1:  # one source segment: its scores repeated
         s = pieces[0][0]
-        template = ties.segment(s) if ties.n_segments > 1 else ties
-        score = np.tile(template.score, segment.size)
+        score = np.tile(ties.score[ties.offsets[s]: ties.offsets[s + 1]], segment.size)
     else:
-        template = None
         starts = ties.offsets[:-1][segment]
         within = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], lengths[segment])
         score = ties.score[np.repeat(starts, lengths[segment]) + within]
     pos = np.concatenate([p[2].ravel() for p in pieces]) if len(pieces) > 1 else pieces[0][2].ravel()
     neg = np.concatenate([p[3].ravel() for p in pieces]) if len(pieces) > 1 else pieces[0][3].ravel()
-    return ReplicateChunk(TieTable(score, pos, neg, offsets), segment, replicate, template)
+    return ReplicateChunk(TieTable(score, pos, neg, offsets), segment, replicate)
 
 
 def _streams(ties: TieTable, seed: Any, streams: Streams | None) -> Streams:
@@ -360,12 +353,9 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
     out = np.full((len(funcs), ties.n_segments, n_boot), np.nan)
     for chunk in replicate_chunks(ties, n_boot, _streams(ties, seed, streams), chunk_size):
         for j, fn in enumerate(funcs):
-            kernel = getattr(fn, "replicate_kernel", None)
+            kernel = getattr(fn, "replicate_kernel", None) or fn  # the same values, faster on replicates
             with np.errstate(all="ignore"):
-                if kernel is not None and chunk.template is not None:
-                    values = kernel(chunk.table, chunk.segment.size, chunk.template)
-                else:
-                    values = np.asarray(fn(chunk.table), dtype=np.float64)
+                values = np.asarray(kernel(chunk.table), dtype=np.float64)
             out[j, chunk.segment, chunk.replicate] = values
     return out[0] if single else out
 

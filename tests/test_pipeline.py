@@ -1,0 +1,138 @@
+"""The pipeline's seams: one read of the data per call, one driver for every metric, and the
+registries as the only place that says what an estimator or an interval method is.
+
+The recipes of docs/architecture.md are run here as written: a ninth estimator and a new
+interval method are each added by one record, and reach every entry point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from aucpr_stats import aucpr, auroc, compare, pr_curve, roc_curve
+from aucpr_stats.estimators import PR_ESTIMATORS, Estimator, upper_trapezoid
+from aucpr_stats.exceptions import InputError, InputTypeError
+from aucpr_stats.intervals import INTERVAL_METHODS, IntervalMethod, wald_interval
+from tests.conftest import as_polars, random_scores
+
+
+def cohort(n: int = 600, seed: int = 2) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    y, s = random_scores(rng, n, prevalence=0.3)
+    return pl.DataFrame({"y": y.astype(np.int64), "s": s, "s2": s + rng.normal(size=n),
+                         "site": rng.choice(["a", "b"], n), "fold": rng.integers(0, 5, n)})
+
+
+# ------------------------------------------------------------ one read of the data
+@pytest.fixture
+def collects(monkeypatch):
+    """Counts of polars collects: ``collect_all`` calls and single ``LazyFrame.collect`` calls."""
+    counts = {"collect_all": 0, "collect": 0}
+    collect_all, collect = pl.collect_all, pl.LazyFrame.collect
+
+    def counting_collect_all(*args, **kwargs):
+        counts["collect_all"] += 1
+        return collect_all(*args, **kwargs)
+
+    def counting_collect(self, *args, **kwargs):
+        counts["collect"] += 1
+        return collect(self, *args, **kwargs)
+
+    monkeypatch.setattr(pl, "collect_all", counting_collect_all)
+    monkeypatch.setattr(pl.LazyFrame, "collect", counting_collect)
+    return counts
+
+
+CALLS = {
+    "aucpr": lambda lf: aucpr(lf, "y", "s", by="site"),
+    "aucpr, several scores": lambda lf: aucpr(lf, "y", ["s", "s2"], by="site"),
+    "aucpr with fold=": lambda lf: aucpr(lf, "y", "s", by="site", fold="fold"),
+    "auroc": lambda lf: auroc(lf, "y", "s"),
+    "pr_curve": lambda lf: pr_curve(lf, "y", "s", by="site"),
+    "roc_curve": lambda lf: roc_curve(lf, "y", "s"),
+    "compare, paired": lambda lf: compare(lf, "y", ["s", "s2"], by="site"),
+    "compare, between": lambda lf: compare(lf, "y", ["s"], between="site"),
+}
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_every_entry_point_collects_the_data_once(call, collects):
+    CALLS[call](cohort().lazy())
+    assert collects == {"collect_all": 1, "collect": 0}
+
+
+def test_fold_tables_merge_into_the_group_tables():
+    df = cohort()
+    with_folds = aucpr(df, "y", "s", by="site", fold="fold", estimator="all")
+    plain = aucpr(df, "y", "s", by="site", estimator="all")
+    np.testing.assert_array_equal(with_folds.estimates, plain.estimates)
+    for attribute in ("score", "pos", "neg", "offsets"):
+        np.testing.assert_array_equal(getattr(with_folds.ties, attribute), getattr(plain.ties, attribute))
+    assert with_folds.folds.ties.n_segments == 10  # 2 sites x 5 folds
+    assert with_folds.keys.equals(plain.keys)
+
+
+# ------------------------------------------------ one driver for every metric
+MISTAKES = [
+    ({"method": "bootstrap", "n_boot": 10, "folds": 3}, InputTypeError, r"unexpected option \['folds'\]"),
+    ({"method": "logit", "n_boot": 10}, InputTypeError, r"unexpected option \['n_boot'\]"),
+    ({"method": "bootstrap", "n_boot": 1}, InputError, "`n_boot` must be at least 2; got 1"),
+    ({"method": "bootstrap", "n_boot": 2.5}, InputTypeError, "`n_boot` must be an integer"),
+    ({"method": "bootstrap", "seed": "x"}, InputTypeError, "`seed` must be None"),
+    ({"method": "bootstrap", "chunk_size": 0}, InputError, "`chunk_size` must be at least 1"),
+    ({"method": "nope"}, InputError, r"`method` must be one of \[.*\] or 'all'; got 'nope'"),
+    ({"method": []}, InputError, "`method` must name at least one of"),
+    ({"method": 3}, InputTypeError, "`method` must be one of"),
+    ({"level": 1.0}, InputError, "`level` must be strictly between 0 and 1"),
+]
+
+
+@pytest.mark.parametrize("kwargs,error,match", MISTAKES)
+@pytest.mark.parametrize("metric", ["aucpr", "auroc"])
+def test_the_same_mistake_raises_the_same_error_for_every_metric(metric, kwargs, error, match):
+    result = (aucpr if metric == "aucpr" else auroc)(cohort(), "y", "s")
+    with pytest.raises(error, match=match):
+        result.conf_int(**kwargs)
+
+
+def test_one_logit_interval_for_both_metrics_at_the_boundary():
+    separated = pl.DataFrame({"y": [1, 1, 1, 0, 0, 0], "s": [6.0, 5, 4, 3, 2, 1]})
+    for result in (aucpr(separated, "y", "s"), auroc(separated, "y", "s")):
+        row = result.conf_int(method="logit").row(0, named=True)
+        assert (row["estimate"], row["lower"], row["upper"]) == (1.0, 0.0, 1.0)
+        assert row["note"] == "estimate is 1: the logit interval is its limit [0, 1]"
+
+
+# --------------------------------------------------------------- the recipes
+def test_a_ninth_estimator_is_one_record(monkeypatch):
+    """docs/architecture.md, recipe 1: a function and a record; every entry point then knows it."""
+    record = Estimator("upper_trapezoid_again", "aucpr", upper_trapezoid, reads="negative_runs")
+    monkeypatch.setitem(PR_ESTIMATORS, record.name, record)
+    df = cohort()
+    result = aucpr(df, "y", "s", by="site", estimator=[record.name, "upper_trapezoid"])
+    np.testing.assert_array_equal(result.estimates[:, 0], result.estimates[:, 1])
+    frame = as_polars(result.conf_int(method=["logit", "bootstrap"], n_boot=100, seed=1))
+    mine = frame.filter(pl.col("estimator") == record.name).drop("estimator")
+    theirs = frame.filter(pl.col("estimator") == "upper_trapezoid").drop("estimator")
+    assert mine.equals(theirs)  # the same replicates, the same numbers
+    assert "per_positive" not in set(as_polars(result.conf_int(method="all", n_boot=20))["method"])
+    compared = compare(df, "y", ["s", "s2"], metric="aucpr", estimator=record.name, n_boot=50, seed=1)
+    assert compared.to_frame()["estimator"].to_list() == [record.name]
+
+
+def test_a_new_interval_method_is_one_record(monkeypatch):
+    """docs/architecture.md, recipe 2: a compute function and a record in the metric's registry."""
+    def half_width_005(request):
+        lower, upper, se = wald_interval(request.result.estimates, np.full(request.shape, 0.05 / 1.959963984540054),
+                                         request.level)
+        return {"lower": lower, "upper": upper, "se": se}
+
+    method = IntervalMethod("fixed", half_width_005)
+    monkeypatch.setitem(INTERVAL_METHODS["auroc"], "fixed", method)
+    frame = as_polars(auroc(cohort(), "y", "s", by="site").conf_int(method=["delong", "fixed"]))
+    fixed = frame.filter(pl.col("method") == "fixed")
+    np.testing.assert_allclose(fixed["upper"] - fixed["estimate"], 0.05, rtol=1e-9)
+    with pytest.raises(InputError, match="`method` must be one of"):
+        aucpr(cohort(), "y", "s").conf_int(method="fixed")  # registered for AUROC only

@@ -17,7 +17,7 @@ from sklearn.metrics import average_precision_score
 import attrs
 
 import aucpr_stats
-from aucpr_stats import ingest as _ingest
+from aucpr_stats.ingest import polars_source as _ingest
 from aucpr_stats.ingest.class_sort import pivots_from_sample, rank_among, sort_classes
 from aucpr_stats.ties import TieTable
 from aucpr_stats.ingest.build import tie_table_from_classes

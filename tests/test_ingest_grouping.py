@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from aucpr_stats import _validate
-from aucpr_stats import ingest as _ingest
+from aucpr_stats.ingest import polars_source as _ingest
 from aucpr_stats.ingest import ingest
 
 _key = st.one_of(st.none(), st.integers(-2, 2))

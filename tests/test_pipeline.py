@@ -136,3 +136,35 @@ def test_a_new_interval_method_is_one_record(monkeypatch):
     np.testing.assert_allclose(fixed["upper"] - fixed["estimate"], 0.05, rtol=1e-9)
     with pytest.raises(InputError, match="`method` must be one of"):
         aucpr(cohort(), "y", "s").conf_int(method="fixed")  # registered for AUROC only
+
+
+class Relation:
+    """A stand-in for a database relation: data the package cannot read until a source says how."""
+
+    def __init__(self, frame: pl.DataFrame):
+        self.frame = frame
+
+
+def test_an_input_backend_is_one_reader(monkeypatch):
+    """docs/architecture.md, recipe 3: a reader returning Collected, plugged in at source_for and column_names."""
+    from aucpr_stats import _frames
+    from aucpr_stats import ingest as ingest_module
+    from aucpr_stats.ingest.polars_source import read_polars
+
+    def read_relation(data, spec, by, fold, paired):
+        return read_polars(data.frame, spec, by, fold, paired)
+
+    source_for, column_names = ingest_module.source_for, _frames.column_names
+    monkeypatch.setattr(ingest_module, "source_for",
+                        lambda data: read_relation if isinstance(data, Relation) else source_for(data))
+    monkeypatch.setattr(_frames, "column_names",
+                        lambda data: data.frame.columns if isinstance(data, Relation) else column_names(data))
+    df = cohort()
+    via_backend = aucpr(Relation(df), "y", "s", by="site", fold="fold", estimator="all")
+    direct = aucpr(df, "y", "s", by="site", fold="fold", estimator="all")
+    np.testing.assert_array_equal(via_backend.estimates, direct.estimates)
+    assert via_backend.conf_int(method="cross_validation").equals(direct.conf_int(method="cross_validation"))
+    paired = compare(Relation(df), "y", ["s", "s2"], by="site")
+    assert paired.to_frame().equals(compare(df, "y", ["s", "s2"], by="site").to_frame())
+    with pytest.raises(InputError, match="column 'nope' given as `score`"):
+        aucpr(Relation(df), "y", "nope")

@@ -2,11 +2,12 @@
 
 One function serves every entry point (:func:`read` for the public ones,
 :func:`ingest` below it): ``aucpr``, ``auroc``, ``pr_curve``, ``roc_curve``,
-``compare`` (paired and unpaired) and ``aucpr(..., fold=)``. The data checks
-(missing values, infinite scores, outcome levels) and the tie tables are
-planned as lazy polars queries and collected together with
-``polars.collect_all``, so a LazyFrame is collected once. Errors are raised
-after the collect, before any statistic runs.
+``compare`` (paired and unpaired) and ``aucpr(..., fold=)``. A *source*
+reads the data once (:func:`source_for`; pandas and polars frames are read
+by :mod:`.polars_source` in one ``polars.collect_all``, so a LazyFrame is
+collected once) and returns the counts of the data checks and a way to build
+the tables; the checks (:mod:`.checks`: missing values, infinite scores,
+outcome levels) raise before any table is built or statistic runs.
 
 What comes back (:class:`Ingested`):
 

@@ -46,12 +46,12 @@ from typing import Any
 import attrs
 import numpy as np
 import polars as pl
-from scipy import special
 
 from .. import _frames
 from .._validate import choice_iv, flag_iv, level_iv, n_boot_iv, number_iv, probability_iv, seed_iv
 from ..exceptions import InputError, InputTypeError, LowEffectiveSampleSizeWarning
 from ..ingest.notes import describe_keys
+from ..intervals import normal_quantile
 from ..resample import Streams, exceedance_at_order_statistics
 from ..ties import TieTable
 from ..results import GroupedResult
@@ -443,6 +443,6 @@ def _pointwise(pos: ClassSample, neg: ClassSample, grid: np.ndarray, est: np.nda
             slope[finite] = kde(neg, h_neg, t[finite]) / kde(pos, h_pos, t[finite])
     with np.errstate(divide="ignore", invalid="ignore"):
         variance = pointwise_variance(grid, est, alpha, p_hat, slope)
-    half = special.ndtri(0.5 + level / 2) * np.sqrt(variance / n)
+    half = normal_quantile(level) * np.sqrt(variance / n)
     return np.clip(est - half, 0.0, 1.0), np.clip(est + half, 0.0, 1.0)
 

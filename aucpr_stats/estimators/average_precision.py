@@ -92,10 +92,19 @@ def average_precision_replicates(table: TieTable) -> np.ndarray:
     whatever else the chunk holds), which keeps a group's bootstrap
     independent of the other groups.
     """
-    pos = table.pos
-    tp = table.segment_cumsum(pos)
-    admitted = table.segment_cumsum(table.neg)
-    admitted += tp
+    pos, lengths = table.pos, table.lengths
+    if lengths.size and lengths.min() == lengths.max() > 0:
+        # replicates of one group (the common chunk): running sums along the rows of a
+        # (replicate, row) view, the same integers as the segment-restarted sums below
+        shape = (lengths.size, int(lengths[0]))
+        tp = np.cumsum(pos.reshape(shape), axis=1)
+        admitted = np.cumsum(table.neg.reshape(shape), axis=1)
+        admitted += tp
+        tp, admitted = tp.ravel(), admitted.ravel()
+    else:
+        tp = table.segment_cumsum(pos)
+        admitted = table.segment_cumsum(table.neg)
+        admitted += tp
     precision_sum = np.divide(pos * tp, admitted, out=np.zeros(pos.shape), where=pos > 0)
     starts = table.offsets[:-1]
     nonempty = np.flatnonzero(starts < table.offsets[1:])

@@ -73,14 +73,17 @@ class UnitSampler:
     def __init__(self, ties: TieTable, counts: np.ndarray):
         self.offsets = ties.offsets
         self.totals = ties.segment_sum(counts)
-        # unit u of segment s is the u-th unit of this class in s, at (global) row unit_row[u]
-        self.unit_row = np.repeat(np.arange(ties.n_rows, dtype=np.int64), counts)
+        # unit u of segment s is the u-th unit of this class in s, at row unit_row[u] of s
+        local_row = np.arange(ties.n_rows, dtype=np.int64) - np.repeat(ties.offsets[:-1], ties.lengths)
+        self.unit_row = np.repeat(local_row, counts)
         self.unit_start = np.zeros(ties.n_segments + 1, dtype=np.int64)
         np.cumsum(self.totals, out=self.unit_start[1:])
 
     def _rows(self, s: int, picks: np.ndarray) -> np.ndarray:
-        """Local tie row of each picked unit of segment ``s``."""
-        return self.unit_row[picks + self.unit_start[s]] - self.offsets[s]
+        """Tie row (within segment ``s``) of each picked unit of segment ``s``; ``picks`` is consumed."""
+        if self.unit_start[s]:
+            picks += self.unit_start[s]
+        return self.unit_row[picks]
 
     def draw(self, s: int, rng: np.random.Generator, n_rep: int) -> np.ndarray:
         """Counts of ``n_rep`` replicates of segment ``s``, shape (n_rep, rows of s)."""
@@ -272,20 +275,19 @@ def replicate_chunks(ties: TieTable, n_boot: int, streams: Streams,
         raise ValueError("one stream per segment is needed")
     positives, negatives = _ClassCounts(ties, ties.pos), _ClassCounts(ties, ties.neg)
     blocks = _block_sizes(ties, n_boot, chunk_size)
-    lengths = ties.lengths
+    per_replicate = ties.lengths + ties.n_pos + ties.n_neg  # the work of one replicate of each segment
     pieces: list[tuple[int, int, np.ndarray, np.ndarray]] = []
     cells = 0
     for s in range(ties.n_segments):
         rng = streams[s]
         for start in range(0, n_boot, int(blocks[s])):
             size = min(int(blocks[s]), n_boot - start)
-            pos = positives.draw(s, rng, size)
-            neg = negatives.draw(s, rng, size)
-            pieces.append((s, start, pos, neg))
-            cells += size * int(lengths[s])
-            if cells >= CHUNK_ELEMENTS:
+            work = size * int(per_replicate[s])
+            if pieces and cells + work > CHUNK_ELEMENTS:  # the chunk is full: evaluate it first
                 yield _assemble(ties, pieces)
                 pieces, cells = [], 0
+            pieces.append((s, start, positives.draw(s, rng, size), negatives.draw(s, rng, size)))
+            cells += work
     if pieces:
         yield _assemble(ties, pieces)
 

@@ -28,7 +28,7 @@ from ..estimators.roc import delong_components, placement_values
 from ..ingest import Ingested, PairedScores
 from ..resample import Streams, replicate_chunks
 from ..ties import TieTable
-from .statistics import bootstrap_summary, normal_test
+from .statistics import difference_columns
 
 __all__ = ["delong_paired", "joint_cells", "paired_bootstrap", "compare_paired"]
 
@@ -181,32 +181,22 @@ def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, com
             diff = estimates[a, j] - estimates[b, j]
             note = list(notes)
             if method == "delong":
-                se, z, p, lower, upper = normal_test(diff, var_a + var_b - 2.0 * cov, level)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    corr = cov / np.sqrt(var_a * var_b)
-                for g in np.flatnonzero(usable & np.isnan(se)):
+                    columns = difference_columns(diff, method, level, variance=var_a + var_b - 2.0 * cov,
+                                                 correlation=cov / np.sqrt(var_a * var_b))
+                for g in np.flatnonzero(usable & np.isnan(columns["se"])):
                     note[g] = "DeLong variance needs >= 2 positives and >= 2 negatives"
-                for g in np.flatnonzero(usable & (se == 0)):
+                for g in np.flatnonzero(usable & (columns["se"] == 0)):
                     note[g] = "the two scores order every pair alike: difference and SE are 0"
             else:
-                se, lower, upper, p, corr = bootstrap_summary(replicates[a, j], replicates[b, j], level)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    z = np.where(se > 0, diff / se, np.nan)
+                columns = difference_columns(diff, method, level, replicates=(replicates[a, j], replicates[b, j]))
             block = pl.DataFrame({
                 "score_a": [spec.scores[a]] * n_groups,
                 "score_b": [spec.scores[b]] * n_groups,
                 "estimator": [names[j]] * n_groups,
                 "estimate_a": estimates[a, j],
                 "estimate_b": estimates[b, j],
-                "difference": diff,
-                "se": se,
-                "z": z,
-                "p_value": p,
-                "method": [method] * n_groups,
-                "level": [level] * n_groups,
-                "lower": lower,
-                "upper": upper,
-                "correlation": corr,
+                **columns,
                 "n_pos": n_pos,
                 "n_neg": n_neg,
                 "n_missing": keys["n_missing"].to_numpy().astype(np.int64),

@@ -7,7 +7,7 @@ from scipy.special import ndtr
 
 from ..intervals import normal_quantile, percentile_interval
 
-__all__ = ["bootstrap_p_value", "normal_test", "bootstrap_summary"]
+__all__ = ["bootstrap_p_value", "normal_test", "bootstrap_summary", "difference_columns"]
 
 
 def bootstrap_p_value(replicates: np.ndarray) -> np.ndarray:
@@ -62,3 +62,24 @@ def bootstrap_summary(rep_a, rep_b, level):
         corr = (da * db).sum(axis=-1) / np.sqrt((da * da).sum(axis=-1) * (db * db).sum(axis=-1))
     return se, lower, upper, bootstrap_p_value(delta), corr
 
+
+
+def difference_columns(diff: np.ndarray, method: str, level: float, *, variance: np.ndarray | None = None,
+                       replicates: tuple | None = None, correlation: np.ndarray | None = None) -> dict:
+    """The columns of a comparison table that describe the difference ``a - b``, in table order.
+
+    DeLong (``variance`` of the difference given): :func:`normal_test`.
+    Bootstrap (``replicates = (rep_a, rep_b)``): :func:`bootstrap_summary`,
+    with ``z = difference / se``. ``correlation`` of the two estimates: given
+    (DeLong), or that of the replicates unless NaN is passed (independent groups).
+    """
+    if method == "delong":
+        se, z, p, lower, upper = normal_test(diff, variance, level)
+    else:
+        se, lower, upper, p, replicate_correlation = bootstrap_summary(*replicates, level)
+        correlation = replicate_correlation if correlation is None else correlation
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.where(se > 0, diff / se, np.nan)
+    return {"difference": diff, "se": se, "z": z, "p_value": p, "method": [method] * diff.size,
+            "level": [level] * diff.size, "lower": lower, "upper": upper,
+            "correlation": np.broadcast_to(correlation, diff.shape)}

@@ -18,7 +18,7 @@ from ..estimators.roc import delong_components
 from ..exceptions import InputError
 from ..ingest import Ingested
 from ..resample import Streams, bootstrap_estimates
-from .statistics import bootstrap_summary, normal_test
+from .statistics import difference_columns
 
 __all__ = ["compare_unpaired"]
 
@@ -66,13 +66,12 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
     blocks = []
     for j in range(len(estimators)):
         diff = estimates[j, seg_a] - estimates[j, seg_b]
-        if common["method"] == "delong":
-            # independent groups: the covariance is zero
-            se, z, p, lower, upper = normal_test(diff, var[seg_a] + var[seg_b], level)
-        else:
-            se, lower, upper, p, _ = bootstrap_summary(replicates[j, seg_a], replicates[j, seg_b], level)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                z = np.where(se > 0, diff / se, np.nan)
+        # independent groups: no covariance (DeLong) and no correlation
+        columns = difference_columns(diff, common["method"], level,
+                                     variance=var[seg_a] + var[seg_b] if common["method"] == "delong" else None,
+                                     replicates=(replicates[j, seg_a], replicates[j, seg_b])
+                                     if common["method"] == "bootstrap" else None,
+                                     correlation=np.full(diff.size, np.nan))
         note = []
         for a, b in zip(seg_a, seg_b):
             parts = [f"a: {notes[a]}" if notes[a] else None, f"b: {notes[b]}" if notes[b] else None]
@@ -85,15 +84,7 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
             "estimator": [names[j]] * count,
             "estimate_a": estimates[j, seg_a],
             "estimate_b": estimates[j, seg_b],
-            "difference": diff,
-            "se": se,
-            "z": z,
-            "p_value": p,
-            "method": [common["method"]] * count,
-            "level": [level] * count,
-            "lower": lower,
-            "upper": upper,
-            "correlation": np.full(count, np.nan),
+            **columns,
             "n_pos_a": n_pos[seg_a],
             "n_neg_a": n_neg[seg_a],
             "n_pos_b": n_pos[seg_b],

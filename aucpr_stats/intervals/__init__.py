@@ -24,7 +24,7 @@ AUROC
 ==================== ==========================================================
 
 See ``docs/intervals.md`` and ``docs/roc.md`` for the formulas, and
-``docs/validation.md`` for the measured coverage.
+``docs/simulation.md`` for the measured coverage.
 """
 
 from __future__ import annotations

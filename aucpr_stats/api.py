@@ -8,6 +8,8 @@ import attrs
 
 from . import _validate
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, ESTIMATORS
+from .estimators.registry import records
+from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .estimators.engine import evaluate
 from .ingest import read
 from .results import AucprResult, AurocResult, EstimateResult
@@ -18,7 +20,7 @@ _RESULTS = {"aucpr": AucprResult, "auroc": AurocResult}
 
 
 def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *,
-              positive: Any, missing: Any, fold: Any = None) -> EstimateResult:
+              positive: Any, missing: Any, fold: Any = None, ties: Any = DEFAULT_TIES) -> EstimateResult:
     """Check, ingest, run the estimators over every group at once, and assemble the result.
 
     Written once for every metric: groups without both classes get NaN, a
@@ -26,6 +28,7 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     """
     registry = ESTIMATORS[metric]
     names = _validate.names_or_all_iv(estimator, "estimator", list(registry))
+    ties = ties_iv(ties)
     ingested = read(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                     fold=fold, stacklevel=3)
     result = _RESULTS[metric](
@@ -33,12 +36,12 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
         keys=ingested.keys,
         by=ingested.key_columns,
         estimators=names,
-        estimates=evaluate(ingested.ties, [registry[name] for name in names]),
+        estimates=evaluate(ingested.ties, records(metric, names, ties)),
         notes=ingested.notes,
         frame_kind=ingested.kind,
         outcome=ingested.spec.outcome,
         score=ingested.spec.score,
-        options={"positive": positive, "missing": missing},
+        options={"positive": positive, "missing": missing, "ties": ties},
     )
     if ingested.folds is None:
         return result
@@ -57,6 +60,7 @@ def aucpr(
     positive: Any = None,
     missing: str = "error",
     fold: str | None = None,
+    ties: str = DEFAULT_TIES,
 ) -> AucprResult:
     """Area under the precision-recall curve, per group.
 
@@ -91,6 +95,16 @@ def aucpr(
         caller's cross-validation). The result then also keeps a tie table per
         group and fold, for ``.conf_int(method="cross_validation")`` over
         these folds. The estimates do not depend on it.
+    ties : {"interpolate", "published"}
+        How a tie block holding both positives and negatives is crossed.
+        ``"interpolate"`` (default): as a random order of its rows would cross
+        it on average, along the Davis-Goadrich interpolation; a mixed top
+        block starts the curve at its own precision and a constant score gives
+        the prevalence (:mod:`aucpr_stats.estimators.tie_blocks`).
+        ``"published"``: the literal conventions of Boyd et al. (2013) and
+        scikit-learn (straight lines in PR space, a start at precision 1, the
+        precision at a block's bottom for average precision), to reproduce
+        numbers computed with them. Both agree when no tie holds both classes.
 
     Returns
     -------
@@ -133,7 +147,7 @@ def aucpr(
     0.7556
     """
     return _estimate("aucpr", estimator, data_or_formula, data, outcome, score, by, positive=positive,
-                     missing=missing, fold=fold)
+                     missing=missing, fold=fold, ties=ties)
 
 
 def auroc(

@@ -19,6 +19,7 @@ import polars as pl
 
 from . import api
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
+from .estimators.tie_blocks import DEFAULT_TIES, TIES
 from .exceptions import InputError
 from .report import FORMATS, publication_table
 
@@ -112,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--estimator", action="append", choices=[*PR_ESTIMATORS, "all"], metavar="NAME",
                        help=f"AUCPR estimator (default {DEFAULT_PR_ESTIMATOR}); repeat for several, or 'all'. "
                             f"Choices: {', '.join(PR_ESTIMATORS)}")
+    stats.add_argument("--ties", choices=list(TIES), default=DEFAULT_TIES,
+                       help="how AUCPR crosses a tie block holding both classes: 'interpolate' (default; as a "
+                            "random order of the tied rows would, on average) or 'published' (the literal "
+                            "conventions of Boyd et al. 2013 and scikit-learn)")
     stats.add_argument("--interval", action="append", metavar="METHOD",
                        help="confidence interval method; 'default' (the default) uses each metric's "
                             "recommended one (logit for AUCPR, delong for AUROC); 'none' reports point "
@@ -245,6 +250,7 @@ def _run(args: argparse.Namespace) -> str:
         kwargs: dict[str, Any] = {"positive": positive, "missing": args.missing}
         if metric == "aucpr":
             kwargs["estimator"] = estimator
+            kwargs["ties"] = args.ties
         results.append(fn(frame, outcome, score, by, **kwargs))
         if args.overall:
             overall.append(fn(frame, outcome, score, None, **kwargs))
@@ -311,7 +317,7 @@ def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, sc
             if args.n_boot is not None:
                 options["n_boot"] = args.n_boot
         result = compare(frame, outcome, list(score), by, metric=metric, level=args.level, positive=positive,
-                         missing=args.missing, **options)
+                         missing=args.missing, ties=args.ties, **options)
         table = comparison_table(result, digits=args.digits)
         if args.format == "text":
             grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""

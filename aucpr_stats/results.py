@@ -104,6 +104,12 @@ class EstimateResult(GroupedResult):
     score: str
     options: dict = attrs.field(factory=dict)
 
+    def estimator_records(self) -> list:
+        """The registry records of the result's estimators, under the result's ``ties=`` option."""
+        from .estimators.registry import records
+
+        return records(self.metric, self.estimators, self.options.get("ties", "interpolate"))
+
     @property
     def estimate(self) -> float:
         """The estimate as a float, for an ungrouped result with one estimator."""

@@ -247,6 +247,23 @@ class TieTable:
             out[nonempty] = np.add.reduceat(values.astype(dtype, copy=False), self.offsets[:-1][nonempty])
         return out
 
+    def segment_sum_at(self, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Sum of ``values`` (one per entry of ``rows``, sorted row indices) within each segment.
+
+        Only the given rows enter the sums, so a segment's sum has the same
+        bits whatever other rows (of its own, such as negative-only rows, or of
+        other segments) the table holds. Segments without such rows get 0.
+        """
+        values = np.asarray(values, dtype=np.float64)
+        if self.n_segments == 1:
+            return np.array([np.sum(values)])
+        segment = np.searchsorted(self.offsets, rows, side="right") - 1
+        out = np.zeros(self.n_segments)
+        holds = np.unique(segment)
+        if holds.size:
+            out[holds] = np.add.reduceat(values, np.searchsorted(segment, holds))
+        return out
+
     def segment_cumsum(self, values: np.ndarray) -> np.ndarray:
         """Inclusive cumulative sum of ``values`` restarting at each segment."""
         values = np.asarray(values)

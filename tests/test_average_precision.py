@@ -31,7 +31,8 @@ def test_matches_sklearn_per_group(frame_kind, ties, seed):
     y, s = random_scores(rng, n, prevalence=0.2, ties=ties)
     g = rng.integers(0, 4, n)
     data = make_frame({"y": y.astype(int), "s": s, "g": g}, frame_kind)
-    frame = as_polars(aucpr(data, outcome="y", score="s", by="g", estimator="average_precision").to_frame())
+    frame = as_polars(aucpr(data, outcome="y", score="s", by="g", estimator="average_precision",
+                            ties="published").to_frame())
     assert frame["g"].to_list() == [0, 1, 2, 3]
     for k in range(4):
         expected = average_precision_score(y[g == k], s[g == k])
@@ -56,7 +57,7 @@ def test_matches_brute_force_with_heavy_ties():
             neg=[sum(1 for v, t in table_rows if v == d and not t) for d in distinct],
             offsets=[0, len(distinct)],
         )
-        assert average_precision(table)[0] == pytest.approx(brute_force_average_precision(y, s), abs=1e-12)
+        assert average_precision(table, "published")[0] == pytest.approx(brute_force_average_precision(y, s), abs=1e-12)
 
 
 def test_exact_cases():
@@ -87,11 +88,13 @@ def test_row_order_does_not_matter(rows, seed):
 def test_strictly_increasing_transform_does_not_matter(rows):
     y = np.array([r[0] for r in rows])
     s = np.array([r[1] for r in rows], dtype=float)
-    a = aucpr(pl.DataFrame({"y": y, "s": s}), "y", "s", estimator="average_precision").estimate
-    for transform in (lambda x: np.exp(x / 7.0), lambda x: x**3 + 2 * x, lambda x: np.arctan(x) * 100 - 3):
-        b = aucpr(pl.DataFrame({"y": y, "s": transform(s)}), "y", "s", estimator="average_precision").estimate
-        assert a == pytest.approx(b, abs=1e-14)
-    assert a == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    for ties in ("interpolate", "published"):
+        a = aucpr(pl.DataFrame({"y": y, "s": s}), "y", "s", estimator="average_precision", ties=ties).estimate
+        for transform in (lambda x: np.exp(x / 7.0), lambda x: x**3 + 2 * x, lambda x: np.arctan(x) * 100 - 3):
+            b = aucpr(pl.DataFrame({"y": y, "s": transform(s)}), "y", "s", estimator="average_precision",
+                      ties=ties).estimate
+            assert a == pytest.approx(b, abs=1e-14)
+    assert a == pytest.approx(average_precision_score(y, s), abs=1e-12)  # published: scikit-learn
 
 
 @settings(max_examples=150, deadline=None)
@@ -113,7 +116,7 @@ def test_segments_with_zero_rows_match_brute_force(segments):
             neg.append(n)
         offsets.append(len(score))
     table = TieTable(score=score, pos=pos, neg=neg, offsets=offsets)
-    got = average_precision(table)
+    got = average_precision(table, "published")
     for k, rows in enumerate(segments):
         y = [True] * sum(p for p, _ in rows) + [False] * sum(n for _, n in rows)
         s = [float(len(rows) - r) for r, (p, _) in enumerate(rows) for _ in range(p)]

@@ -103,7 +103,8 @@ def test_positive_rows_of_deferred_and_merged_tables_are_identical(data):
         np.testing.assert_array_equal(a, b)
     if labels.any() and (~labels).any():
         # bit for bit: the same arrays in the same order
-        assert PR_ESTIMATORS["average_precision"](deferred)[0] == PR_ESTIMATORS["average_precision"](merged)[0]
+        published = PR_ESTIMATORS["average_precision"].under("published")
+        assert published(deferred)[0] == published(merged)[0]
         assert deferred.is_deferred
 
 
@@ -176,9 +177,9 @@ def parallel_from_small_sizes(monkeypatch):
 def test_ingest_in_ranges_matches_sklearn_and_the_single_range_path(parallel_from_small_sizes, decimals):
     frame = _cohort(11, 30_000, 0.2, decimals)  # rounded: heavy ties, also at the pivots
     y, s = frame["y"].to_numpy(), frame["s"].to_numpy()
-    ranged = aucpr_stats.aucpr(frame, "y", "s", estimator="all")
-    single = aucpr_stats.aucpr(frame.lazy(), "y", "s", estimator="all")  # a LazyFrame: one range
-    from_pandas = aucpr_stats.aucpr(frame.to_pandas(), "y", "s", estimator="average_precision")
+    ranged = aucpr_stats.aucpr(frame, "y", "s", estimator="all", ties="published")
+    single = aucpr_stats.aucpr(frame.lazy(), "y", "s", estimator="all", ties="published")  # a LazyFrame: one range
+    from_pandas = aucpr_stats.aucpr(frame.to_pandas(), "y", "s", estimator="average_precision", ties="published")
     assert from_pandas.ties.is_deferred  # average precision alone never merges the classes
     assert from_pandas.ties._source.pos_at.size - 1 == 3  # three ranges were sorted
     assert not ranged.ties.is_deferred  # binormal, say, reads the merged table
@@ -226,9 +227,12 @@ def test_a_scanned_file_takes_cells_or_class_scores_by_how_distinct_the_scores_a
     y, s = frame["y"].to_numpy(), frame["s"].to_numpy()
     path = tmp_path / "scores.parquet"
     frame.write_parquet(path)
-    scanned = aucpr_stats.aucpr(pl.scan_parquet(path), "y", "s", estimator="average_precision")
-    in_memory = aucpr_stats.aucpr(frame, "y", "s", estimator="average_precision")
+    scanned = aucpr_stats.aucpr(pl.scan_parquet(path), "y", "s", estimator="average_precision", ties="published")
+    in_memory = aucpr_stats.aucpr(frame, "y", "s", estimator="average_precision", ties="published")
     # mostly distinct scores: the class scores (a deferred table); few: the streaming cells
     assert scanned.ties.is_deferred == (decimals is None)
     assert scanned.estimate == in_memory.estimate == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    interpolated = aucpr_stats.aucpr(pl.scan_parquet(path), "y", "s", estimator="average_precision")
+    assert interpolated.ties.is_deferred == (decimals is None)  # crossing blocks reads the collapsed table only
+    assert interpolated.estimate == aucpr_stats.aucpr(frame, "y", "s", estimator="average_precision").estimate
     _same_merged_table(scanned.ties, in_memory.ties)

@@ -209,8 +209,9 @@ def test_registry_has_the_eight_and_default():
 @pytest.mark.parametrize("heavy_ties", [False, True])
 @pytest.mark.parametrize("name", RANK_BASED)
 def test_matches_brute_force(name, heavy_ties):
+    """The oracles are the literal conventions of section 3.1: ``ties="published"``."""
     data = samples(11 + heavy_ties, 120, heavy_ties)
-    got = PR_ESTIMATORS[name](table_of(data))  # all samples at once, one segment each
+    got = PR_ESTIMATORS[name].under("published")(table_of(data))  # all samples at once, one segment each
     expected = [ORACLES[name](y, s) for y, s in data]
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
 
@@ -282,12 +283,18 @@ def test_perfect_separation_and_constant_scores():
                  "interpolated_convex"):
         assert got[name] == 1.0
     constant = pl.DataFrame({"y": [1, 0, 0, 1, 0], "s": [1.0] * 5})
-    frame = aucpr(constant, "y", "s", estimator=list(RANK_BASED)).to_frame()
+    frame = aucpr(constant, "y", "s", estimator=list(RANK_BASED), ties="published").to_frame()
     got = dict(zip(frame["estimator"], frame["estimate"]))
     assert got["average_precision"] == pytest.approx(0.4, abs=1e-15)
-    # one threshold: points (0, 1) and (1, 0.4)
+    # published: one threshold, points (0, 1) and (1, 0.4) joined by a straight line
     assert got["lower_trapezoid"] == pytest.approx(0.7, abs=1e-15)
     assert got["interpolated_max"] == pytest.approx(0.4, abs=1e-15)
+    # interpolated ties (the default): every nonparametric estimator gives the prevalence
+    frame = aucpr(constant, "y", "s", estimator=[n for n in PR_ESTIMATORS if n not in ("binormal",
+                                                                                       "expected_average_precision")]
+                  ).to_frame()
+    for name, value in zip(frame["estimator"], frame["estimate"]):
+        assert value == pytest.approx(0.4, abs=1e-15), name
 
 
 def test_negatives_on_top_give_points_at_zero():
@@ -343,7 +350,7 @@ def test_all_gives_one_row_per_group_and_estimator(frame_kind):
     s = np.round(rng.normal(size=n) + y, 1)
     g = rng.integers(0, 3, n)
     frame = as_polars(aucpr(make_frame({"y": y, "s": s, "g": g}, frame_kind), "y", "s", by="g",
-                            estimator="all").to_frame())
+                            estimator="all", ties="published").to_frame())
     assert frame.height == 3 * len(PR_ESTIMATORS)
     assert frame.select("g", "estimator").unique().height == frame.height
     for k in range(3):

@@ -71,8 +71,9 @@ def test_counts_bootstrap_of_average_precision_matches_row_resampling(ties):
     n_rep = 3000
     rows = _row_bootstrap(y, s, _ap_rows, n_rep, np.random.default_rng(1))
     t = _table(y, s)
-    counts = boot.bootstrap_estimates(t, average_precision, n_boot=n_rep, seed=2)[0]
-    merged = boot.bootstrap_estimates(t.merged_negative_runs(), average_precision, n_boot=n_rep, seed=3)[0]
+    published = PR_ESTIMATORS["average_precision"].under("published")  # scikit-learn's, as the rows' oracle
+    counts = boot.bootstrap_estimates(t, published, n_boot=n_rep, seed=2)[0]
+    merged = boot.bootstrap_estimates(t.merged_negative_runs(), published, n_boot=n_rep, seed=3)[0]
     _same_distribution(counts, rows)
     _same_distribution(merged, rows)
 
@@ -144,6 +145,8 @@ def test_same_seed_same_replicates_and_generators_accepted():
 
 
 def test_merge_negative_runs_keeps_average_precision_exactly():
+    """For the published (scikit-learn) average precision: a merged row's negatives join its tie block."""
+    average_precision = PR_ESTIMATORS["average_precision"].under("published")
     rng = np.random.default_rng(41)
     for ties in (False, True):
         y, s = random_scores(rng, 300, prevalence=0.15, ties=ties)
@@ -195,9 +198,9 @@ def test_study_interval_is_a_percentile_interval():
     y, s = random_scores(rng, 200, prevalence=0.2)
     t = _table(y, s)
     arm = STUDY_ARMS["bootstrap"]
-    lower, upper, _ = arm(t, None, PR_ESTIMATORS["average_precision"], 0.9, np.random.default_rng(5), {"n_boot": 300})
-    reps = boot.bootstrap_estimates(t.merged_negative_runs(), average_precision, n_boot=300,
-                                    seed=np.random.default_rng(5))
+    record = PR_ESTIMATORS["average_precision"]
+    lower, upper, _ = arm(t, None, record, 0.9, np.random.default_rng(5), {"n_boot": 300})
+    reps = boot.bootstrap_estimates(t.collapsed(), record, n_boot=300, seed=np.random.default_rng(5))
     assert lower[0] == pytest.approx(np.quantile(reps[0], 0.05))
     assert upper[0] == pytest.approx(np.quantile(reps[0], 0.95))
 
@@ -222,27 +225,31 @@ def _random_tables(seed: int):
         yield boot.stratified_counts(t, 3, seed=trial)
 
 
-@pytest.mark.parametrize("reduction,names", [
-    (TieTable.merged_negative_runs, sorted(n for n, r in PR_ESTIMATORS.items() if r.reads == "positive_rows")),
-    (TieTable.collapsed, sorted(n for n, r in PR_ESTIMATORS.items() if r.reads in ("positive_rows", "negative_runs"))),
+_EVERY_RECORD = [r.under(ties) for r in PR_ESTIMATORS.values() for ties in ("interpolate", "published")]
+
+
+@pytest.mark.parametrize("reduction,records", [
+    (TieTable.merged_negative_runs, [r for r in _EVERY_RECORD if r.reads == "positive_rows"]),
+    (TieTable.collapsed, [r for r in _EVERY_RECORD if r.reads in ("positive_rows", "negative_runs")]),
 ])
-def test_table_reductions_leave_their_estimators_unchanged(reduction, names):
+def test_table_reductions_leave_their_estimators_unchanged(reduction, records):
+    assert records  # not vacuous
     for t in _random_tables(71):
         reduced = reduction(t)
         assert reduced.n_rows <= t.n_rows
         np.testing.assert_array_equal(reduced.n_pos, t.n_pos)
         np.testing.assert_array_equal(reduced.n_neg, t.n_neg)
-        for name in names:
+        for record in records:
             with np.errstate(all="ignore"):
-                np.testing.assert_allclose(PR_ESTIMATORS[name](reduced), PR_ESTIMATORS[name](t), atol=1e-12,
-                                           err_msg=name)
+                np.testing.assert_allclose(record(reduced), record(t), atol=1e-12, err_msg=repr(record))
 
 
 def test_reduce_for_picks_the_strongest_valid_reduction():
     def records(*names):
         return [PR_ESTIMATORS[name] for name in names]
 
-    assert reduction_for(records("average_precision")) is TieTable.merged_negative_runs
+    assert reduction_for(records("average_precision")) is TieTable.collapsed  # crossing a block reads its negatives
+    assert reduction_for([PR_ESTIMATORS["average_precision"].under("published")]) is TieTable.merged_negative_runs
     assert reduction_for(records("average_precision", "lower_trapezoid")) is TieTable.collapsed
     t = _heavy_ties_two_segments()
     assert reduction_for(records("binormal"))(t) is t

@@ -69,7 +69,7 @@ def test_cv_interval_by_hand():
 def test_fold_column_interval_equals_a_hand_computation(frame_kind):
     data = _fold_data()
     frame = make_frame(data, frame_kind)
-    result = aucpr(frame, "y", "s", by="site", fold="fold", estimator="average_precision")
+    result = aucpr(frame, "y", "s", by="site", fold="fold", estimator="average_precision", ties="published")
     ci, per_fold = result.conf_int(method="cross_validation", level=0.9, return_folds=True)
     ci, per_fold = as_polars(ci), as_polars(per_fold)
     y, s, site, fold = (np.asarray(data[c]) for c in ("y", "s", "site", "fold"))

@@ -74,9 +74,10 @@ def _data(seed: int, n: int, ties: bool):
 # ------------------------------------------------------------------ tests
 @pytest.mark.parametrize("seed,ties", [(1, False), (2, True), (3, True), (4, False)])
 def test_threshold_trapezoid_matches_brute_force_trapezoid_and_mean_of_f(seed, ties):
+    """The brute-force oracles follow the addendum literally: ``ties="published"``."""
     y, s = _data(seed, 80, ties)
     t = _table(y, s)
-    value = threshold_trapezoid(t)[0]
+    value = threshold_trapezoid(t, "published")[0]
     assert value == pytest.approx(brute_trapezoid(y, s), abs=1e-12)
     assert value == pytest.approx(brute_contributions(y, s).mean(), abs=1e-12)
 
@@ -96,7 +97,7 @@ def test_threshold_trapezoid_small_example_by_hand():
 def test_threshold_trapezoid_brute_force_property(rows):
     y = np.array([r[0] for r in rows])
     s = np.array([float(r[1]) for r in rows])
-    assert threshold_trapezoid(_table(y, s))[0] == pytest.approx(brute_trapezoid(y, s), abs=1e-12)
+    assert threshold_trapezoid(_table(y, s), "published")[0] == pytest.approx(brute_trapezoid(y, s), abs=1e-12)
 
 
 def test_zero_count_rows_and_several_segments_change_nothing():
@@ -106,7 +107,7 @@ def test_zero_count_rows_and_several_segments_change_nothing():
     both = TieTable(np.concatenate([a.score, b.score]), np.concatenate([a.pos, b.pos]),
                     np.concatenate([a.neg, b.neg]), np.concatenate([a.offsets, b.offsets[1:] + a.n_rows]))
     expected = [brute_trapezoid(y1, s1), brute_trapezoid(y2, s2)]
-    np.testing.assert_allclose(threshold_trapezoid(both), expected, atol=1e-12)
+    np.testing.assert_allclose(threshold_trapezoid(both, "published"), expected, atol=1e-12)
     # insert empty rows (as a bootstrap draw makes) at the top, middle and bottom of each segment
     seg = both.segment_ids()
     rows = np.arange(both.n_rows)
@@ -118,10 +119,14 @@ def test_zero_count_rows_and_several_segments_change_nothing():
     neg = np.where(is_copy, 0, both.neg[index])
     offsets = np.concatenate([[0], np.cumsum(np.bincount(seg[index], minlength=2))])
     padded = TieTable(both.score[index], pos, neg, offsets)
-    np.testing.assert_allclose(threshold_trapezoid(padded), expected, atol=1e-12)
-    np.testing.assert_allclose(average_precision(padded), average_precision(both), atol=1e-12)
-    for name in ("average_precision", "threshold_trapezoid"):
-        np.testing.assert_allclose(per_positive_se(padded, name)[1], per_positive_se(both, name)[1], atol=1e-12)
+    np.testing.assert_allclose(threshold_trapezoid(padded, "published"), expected, atol=1e-12)
+    for ties in ("interpolate", "published"):
+        np.testing.assert_allclose(average_precision(padded, ties), average_precision(both, ties), atol=1e-12)
+        np.testing.assert_allclose(threshold_trapezoid(padded, ties), threshold_trapezoid(both, ties), atol=1e-12)
+        for name in ("average_precision", "threshold_trapezoid"):
+            record = PR_ESTIMATORS[name].under(ties)
+            np.testing.assert_allclose(per_positive_se(padded, record)[1], per_positive_se(both, record)[1],
+                                       atol=1e-12)
 
 
 @pytest.mark.parametrize("seed,ties", [(7, False), (8, True)])
@@ -130,13 +135,15 @@ def test_per_positive_se_is_the_se_of_the_brute_force_contributions(seed, ties):
     t = _table(y, s)
     for name, f in (("average_precision", brute_ap_contributions(y, s)),
                     ("threshold_trapezoid", brute_contributions(y, s))):
-        mean, se = per_positive_se(t, name)
+        record = PR_ESTIMATORS[name].under("published")  # the oracles' convention
+        mean, se = per_positive_se(t, record)
         assert mean[0] == pytest.approx(f.mean(), abs=1e-12)
         assert se[0] == pytest.approx(f.std(ddof=1) / np.sqrt(f.size), rel=1e-10)
-        lower, upper, se2 = per_positive_interval(t, name, 0.9)
+        lower, upper, se2 = per_positive_interval(t, record, 0.9)
         assert lower[0] == pytest.approx(f.mean() - 1.6448536269514722 * se[0], abs=1e-12)
         assert upper[0] == pytest.approx(f.mean() + 1.6448536269514722 * se[0], abs=1e-12)
-    assert per_positive_se(t, "average_precision")[0][0] == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    assert per_positive_se(t, PR_ESTIMATORS["average_precision"].under("published"))[0][0] == pytest.approx(
+        average_precision_score(y, s), abs=1e-12)
 
 
 def test_one_positive_has_no_se():
@@ -160,7 +167,7 @@ def test_other_estimators_get_a_clear_error(monkeypatch):
 def test_registered_and_reachable_from_aucpr():
     assert PR_ESTIMATORS["threshold_trapezoid"].function is threshold_trapezoid
     y, s = _data(9, 60, True)
-    result = aucpr(pl.DataFrame({"y": y, "s": s}), "y", "s", estimator="threshold_trapezoid")
+    result = aucpr(pl.DataFrame({"y": y, "s": s}), "y", "s", estimator="threshold_trapezoid", ties="published")
     assert result.estimate == pytest.approx(brute_trapezoid(y, s), abs=1e-12)
     frame = result.conf_int(method="per_positive", level=0.95)
     f = brute_contributions(y, s)

@@ -17,6 +17,8 @@ from typing import Any, Sequence
 from .. import _validate
 from ..estimators import DEFAULT_ESTIMATOR, ESTIMATORS
 from ..exceptions import InputError
+from ..estimators.registry import records
+from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..ingest import read
 from ..resample import DEFAULT_N_BOOT
 from .paired import compare_paired, delong_paired
@@ -66,6 +68,7 @@ def compare(
     seed: Any = None,
     positive: Any = None,
     missing: str = "error",
+    ties: str = DEFAULT_TIES,
 ) -> ComparisonResult:
     """Compare the AUROC or AUCPR of scores, paired on the same rows or between independent groups.
 
@@ -114,6 +117,9 @@ def compare(
         Missing values raise (default) or are dropped; a paired comparison
         drops a row when any of its scores is missing (complete cases) and
         reports the count per group in ``n_missing``.
+    ties : {"interpolate", "published"}
+        How AUCPR estimators cross a tie block holding both classes (see
+        :func:`aucpr_stats.aucpr`); AUROC (A') counts ties one half either way.
 
     Returns
     -------
@@ -154,7 +160,7 @@ def compare(
     metric, method, names, score_names, level, n_boot = _compare_iv(
         metric, method, estimator, scores, between, reference, level, n_boot)
     seed = _validate.seed_iv(seed)
-    estimators = [ESTIMATORS[metric][name] for name in names]
+    estimators = records(metric, names, ties_iv(ties))
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
     ingested = read("compare", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                     between=between, paired=between is None, stacklevel=3)

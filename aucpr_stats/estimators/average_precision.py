@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..ties import TieTable
+from .tie_blocks import crossing_precision
 
 __all__ = ["average_precision", "average_precision_contributions", "average_precision_replicates"]
 
 
-def average_precision(ties: TieTable) -> np.ndarray:
+def average_precision(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
     r"""Average precision of each segment of a tie table.
 
     .. math:: \hat\theta_A = \frac{1}{n}\sum_{i=1}^{n} \widehat{Prec}(Y_i)
@@ -19,12 +20,23 @@ def average_precision(ties: TieTable) -> np.ndarray:
     precision at the threshold that admits that positive. Tied scores form one
     block that is admitted at once, so all positives of a block share the
     precision ``TP / (TP + FP)`` counted at the bottom of the block. This is
-    the definition of ``sklearn.metrics.average_precision_score``.
+    the definition of ``sklearn.metrics.average_precision_score``
+    (``tie_blocks="published"``).
+
+    With ``tie_blocks="interpolate"`` (the default) the positives of a block
+    that also holds negatives get instead the mean precision along the
+    block's Davis-Goadrich crossing, the path a random order of its rows
+    follows on average (:mod:`aucpr_stats.estimators.tie_blocks`); a
+    constant score then gives the prevalence. Blocks of one class, and so
+    data without ties across classes, give scikit-learn's value.
+    :func:`~aucpr_stats.estimators.tie_blocks.expected_average_precision`
+    is the exact mean over random orders of the tied rows.
 
     Parameters
     ----------
     ties : TieTable
         Segments with at least one positive (others give NaN).
+    tie_blocks : {"interpolate", "published"}
 
     Returns
     -------
@@ -44,45 +56,54 @@ def average_precision(ties: TieTable) -> np.ndarray:
     """
     # Only rows holding positives contribute; every positive of a row shares
     # the precision TP / (TP + FP) counted down to the bottom of its tie block.
-    if ties.n_segments == 1:
+    if ties.n_segments == 1 and tie_blocks == "published":
         weight, tp, fp = ties.positive_rows()
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.array([np.sum(weight * (tp / (tp + fp))) / weight.sum()])
-    # many segments: TP is the running sum of the positive counts of those
-    # rows, FP the running sum of the negatives of all rows, read at those rows
+    # TP is the running sum of the positive counts of those rows, FP the
+    # running sum of the negatives of all rows, read at those rows
     pos, neg = ties.pos, ties.neg
     rows = np.flatnonzero(pos > 0)
     weight = pos[rows]
     tp = np.cumsum(weight)
     fp = np.cumsum(neg)[rows]
-    # the running sums cross segments: subtract the counts of earlier segments
-    n_pos, n_neg = ties.segment_sum(pos), ties.segment_sum(neg)
-    segment = np.searchsorted(ties.offsets, rows, side="right") - 1
-    tp -= (np.cumsum(n_pos) - n_pos)[segment]
-    fp -= (np.cumsum(n_neg) - n_neg)[segment]
-    out = np.full(ties.n_segments, np.nan)
+    if ties.n_segments > 1:
+        # the running sums cross segments: subtract the counts of earlier segments
+        n_pos, n_neg = ties.segment_sum(pos), ties.segment_sum(neg)
+        segment = np.searchsorted(ties.offsets, rows, side="right") - 1
+        tp -= (np.cumsum(n_pos) - n_pos)[segment]
+        fp -= (np.cumsum(n_neg) - n_neg)[segment]
     with np.errstate(invalid="ignore", divide="ignore"):
-        precision = weight * (tp / (tp + fp))
-        # one sum per segment over its positive rows, as np.sum sums one segment
-        # (the same bits whatever the other segments)
-        holds = np.flatnonzero(n_pos > 0)
-        first = np.searchsorted(segment, holds)
-        out[holds] = np.add.reduceat(precision, first) / n_pos[holds]
+        precision = tp / (tp + fp)
+    if tie_blocks == "interpolate":
+        own_neg = neg[rows]
+        mixed = np.flatnonzero(own_neg > 0)
+        precision[mixed] = crossing_precision(tp[mixed] - weight[mixed], fp[mixed] - own_neg[mixed],
+                                              weight[mixed], own_neg[mixed])
+    # one sum per segment over its positive rows (the same bits whatever the other rows)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ties.segment_sum_at(rows, weight * precision) / ties.n_pos
+
+
+def average_precision_contributions(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+    """Contribution of a positive in each tie row: the precision ``TP / (TP + FP)`` at the bottom of that row.
+
+    With ``tie_blocks="interpolate"``, in a row holding both classes the mean
+    precision along its Davis-Goadrich crossing instead. Average precision is
+    the mean of these over the positives (Eq. 9), so its per-positive
+    standard error is that of a mean (the addendum).
+    """
+    tp, fp = ties.tp(), ties.fp()
+    admitted = tp + fp
+    out = np.divide(tp, admitted, out=np.zeros(ties.n_rows), where=admitted > 0)
+    if tie_blocks == "interpolate":
+        pos, neg = ties.pos, ties.neg
+        mixed = np.flatnonzero((pos > 0) & (neg > 0))
+        out[mixed] = crossing_precision(tp[mixed] - pos[mixed], fp[mixed] - neg[mixed], pos[mixed], neg[mixed])
     return out
 
 
-def average_precision_contributions(ties: TieTable) -> np.ndarray:
-    """Contribution of a positive in each tie row: the precision ``TP / (TP + FP)`` at the bottom of that row.
-
-    Average precision is the mean of these over the positives (Eq. 9), so
-    its per-positive standard error is that of a mean (the addendum).
-    """
-    tp = ties.tp()
-    admitted = tp + ties.fp()
-    return np.divide(tp, admitted, out=np.zeros(ties.n_rows), where=admitted > 0)
-
-
-def average_precision_replicates(table: TieTable) -> np.ndarray:
+def average_precision_replicates(table: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
     """Average precision of many segments (bootstrap replicates), the same values as :func:`average_precision`.
 
     Written for chunks of replicates: one segment-restarted running sum per
@@ -106,6 +127,13 @@ def average_precision_replicates(table: TieTable) -> np.ndarray:
         admitted = table.segment_cumsum(table.neg)
         admitted += tp
     precision_sum = np.divide(pos * tp, admitted, out=np.zeros(pos.shape), where=pos > 0)
+    if tie_blocks == "interpolate":
+        neg = table.neg
+        mixed = np.flatnonzero((pos > 0) & (neg > 0))
+        if mixed.size:
+            b, n = pos[mixed], neg[mixed]
+            a = tp[mixed] - b
+            precision_sum[mixed] = b * crossing_precision(a, admitted[mixed] - a - b - n, b, n)
     starts = table.offsets[:-1]
     nonempty = np.flatnonzero(starts < table.offsets[1:])
     out = np.full(table.n_segments, np.nan)

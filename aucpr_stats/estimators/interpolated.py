@@ -12,20 +12,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..ties import TieTable
-from .recall_runs import pairwise_area, recall_runs
+from .recall_runs import pairwise_area, recall_runs, run_crossings
 
 __all__ = ["interpolated_max", "interpolated_mean", "interpolated_median"]
 
 
-def _interpolated(ties: TieTable, summary: str) -> np.ndarray:
+def _interpolated(ties: TieTable, summary: str, tie_blocks: str) -> np.ndarray:
     runs = recall_runs(ties)
     precision = getattr(runs, summary)
     # the piece from recall 0 to the first positive recall is a rectangle at that
     # recall's precision: dg_area gives exactly this when r1 = 0
-    return pairwise_area(runs.recall, precision, precision, runs.offsets, "dg")
+    crossings = run_crossings(ties) if tie_blocks == "interpolate" else None
+    return pairwise_area(runs.recall, precision, precision, runs.offsets, "dg", crossings)
 
 
-def interpolated_max(ties: TieTable) -> np.ndarray:
+def interpolated_max(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
     r"""Interpolated AUCPR through the largest precision at each distinct recall.
 
     .. math:: \hat\theta = \sum_i \int_{r_i}^{r_{i+1}} \frac{r'}{a_i r' + b_i}\,dr'
@@ -39,6 +40,12 @@ def interpolated_max(ties: TieTable) -> np.ndarray:
     ----------
     ties : TieTable
         Segments with at least one positive.
+    tie_blocks : {"interpolate", "published"}
+        ``"interpolate"``: the piece into a tie block holding both classes is
+        its Davis-Goadrich crossing from the counts before the block
+        (:mod:`aucpr_stats.estimators.tie_blocks`), not from the run's
+        summary precision; ``"published"``: Boyd et al.'s convention. The two
+        agree when no tie holds both classes.
 
     Returns
     -------
@@ -59,10 +66,10 @@ def interpolated_max(ties: TieTable) -> np.ndarray:
     >>> float(interpolated_max(t)[0])  # perfect separation
     1.0
     """
-    return _interpolated(ties, "p_max")
+    return _interpolated(ties, "p_max", tie_blocks)
 
 
-def interpolated_mean(ties: TieTable) -> np.ndarray:
+def interpolated_mean(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
     r"""Interpolated AUCPR through the mean precision at each distinct recall.
 
     As :func:`interpolated_max`, with the precisions of the points at each
@@ -72,6 +79,12 @@ def interpolated_mean(ties: TieTable) -> np.ndarray:
     ----------
     ties : TieTable
         Segments with at least one positive.
+    tie_blocks : {"interpolate", "published"}
+        ``"interpolate"``: the piece into a tie block holding both classes is
+        its Davis-Goadrich crossing from the counts before the block
+        (:mod:`aucpr_stats.estimators.tie_blocks`), not from the run's
+        summary precision; ``"published"``: Boyd et al.'s convention. The two
+        agree when no tie holds both classes.
 
     Returns
     -------
@@ -92,10 +105,10 @@ def interpolated_mean(ties: TieTable) -> np.ndarray:
     >>> round(float(interpolated_mean(t)[0]), 6)
     0.723656
     """
-    return _interpolated(ties, "p_mean")
+    return _interpolated(ties, "p_mean", tie_blocks)
 
 
-def interpolated_median(ties: TieTable) -> np.ndarray:
+def interpolated_median(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
     r"""Interpolated AUCPR through the median precision at each distinct recall.
 
     As :func:`interpolated_max`, with the precisions of the points at each
@@ -107,6 +120,12 @@ def interpolated_median(ties: TieTable) -> np.ndarray:
     ----------
     ties : TieTable
         Segments with at least one positive.
+    tie_blocks : {"interpolate", "published"}
+        ``"interpolate"``: the piece into a tie block holding both classes is
+        its Davis-Goadrich crossing from the counts before the block
+        (:mod:`aucpr_stats.estimators.tie_blocks`), not from the run's
+        summary precision; ``"published"``: Boyd et al.'s convention. The two
+        agree when no tie holds both classes.
 
     Returns
     -------
@@ -127,4 +146,4 @@ def interpolated_median(ties: TieTable) -> np.ndarray:
     >>> round(float(interpolated_median(t)[0]), 6)
     0.723656
     """
-    return _interpolated(ties, "p_median")
+    return _interpolated(ties, "p_median", tie_blocks)

@@ -13,8 +13,9 @@ import numpy as np
 
 from ..ties import TieTable
 from .pr_points import dg_area, pr_point_counts, remember_last
+from .tie_blocks import crossing_precision
 
-__all__ = ["RecallRuns", "recall_runs", "runs_of", "segment_total", "pairwise_area"]
+__all__ = ["RecallRuns", "recall_runs", "run_crossings", "runs_of", "segment_total", "pairwise_area"]
 
 
 @attrs.frozen(eq=False)
@@ -97,6 +98,49 @@ def recall_runs(ties: TieTable) -> RecallRuns:
     return runs
 
 
+@remember_last
+def run_crossings(ties: TieTable) -> tuple[np.ndarray, np.ndarray]:
+    """For each run of :func:`recall_runs`: entered by a tie block holding both classes, and that crossing's area.
+
+    A run's first point is admitted by one tie row; when that row holds
+    positives and negatives, the piece of area from the previous run is the
+    Davis-Goadrich crossing of the block (:mod:`.tie_blocks`), between the
+    counts before and after it: ``(b / n_pos) * crossing_precision``.
+
+    Returns
+    -------
+    crossed : ndarray of bool, shape (n_runs,)
+    area : ndarray of float64, shape (n_runs,)
+        NaN where not crossed.
+    """
+    tp, fp, _ = pr_point_counts(ties)
+    runs = recall_runs(ties)
+    first = runs.start
+    before = np.maximum(first - 1, 0)
+    opens_segment = np.zeros(first.size, dtype=bool)
+    nonempty = runs.offsets[1:] > runs.offsets[:-1]
+    opens_segment[runs.offsets[:-1][nonempty]] = True
+    gained_pos, gained_neg = tp[first] - tp[before], fp[first] - fp[before]
+    crossed = ~opens_segment & (gained_pos > 0) & (gained_neg > 0)
+    n_pos = np.repeat(_segment_n_pos(tp, runs), np.diff(runs.offsets))
+    area = np.full(first.size, np.nan)
+    if crossed.any():
+        area[crossed] = gained_pos[crossed] / n_pos[crossed] * crossing_precision(
+            tp[before][crossed], fp[before][crossed], gained_pos[crossed], gained_neg[crossed])
+    for array in (crossed, area):
+        array.setflags(write=False)
+    return crossed, area
+
+
+def _segment_n_pos(tp: np.ndarray, runs: RecallRuns) -> np.ndarray:
+    """Positives of each segment: the true positives at its last point."""
+    last_run = runs.offsets[1:] - 1
+    out = np.zeros(runs.offsets.size - 1, dtype=np.int64)
+    nonempty = runs.offsets[1:] > runs.offsets[:-1]
+    out[nonempty] = tp[runs.stop[last_run[nonempty]] - 1]
+    return out
+
+
 def segment_total(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Sum of ``values`` within each CSR segment (0 for empty segments)."""
     seg = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
@@ -115,13 +159,15 @@ def _consecutive(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pairwise_area(recall: np.ndarray, p_left: np.ndarray, p_right: np.ndarray, offsets: np.ndarray,
-                  kind: str) -> np.ndarray:
+                  kind: str, crossings: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Sum over consecutive distinct recalls of one piece of area, per segment.
 
     ``kind="trapezoid"``: ``(p_left[i] + p_right[i+1]) / 2 * (r[i+1] - r[i])``
     (Boyd et al. Eq. 3 and 4). ``kind="dg"``: the Davis-Goadrich area between
     ``(r[i], p_left[i])`` and ``(r[i+1], p_right[i+1])``, a rectangle at
-    ``p_right[i+1]`` when ``r[i] = 0``.
+    ``p_right[i+1]`` when ``r[i] = 0``. With ``crossings`` (of
+    :func:`run_crossings`), the piece into a run entered by a tie block
+    holding both classes is that block's crossing area instead.
     """
     left, seg = _consecutive(offsets)
     right = left + 1
@@ -130,4 +176,7 @@ def pairwise_area(recall: np.ndarray, p_left: np.ndarray, p_right: np.ndarray, o
         piece = 0.5 * (p_left[left] + p_right[right]) * (r2 - r1)
     else:
         piece = dg_area(r1, p_left[left], r2, p_right[right])
+    if crossings is not None:
+        crossed, area = crossings
+        piece = np.where(crossed[right], area[right], piece)
     return np.bincount(seg, weights=piece, minlength=offsets.size - 1)

@@ -35,7 +35,8 @@ record below (see ``docs/architecture.md``).
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+import functools
+from typing import Callable, Iterable, Sequence
 
 import attrs
 import numpy as np
@@ -47,6 +48,7 @@ from .convex import interpolated_convex
 from .interpolated import interpolated_max, interpolated_mean, interpolated_median
 from .roc import a_prime
 from .threshold_trapezoid import threshold_trapezoid, threshold_trapezoid_contributions
+from .tie_blocks import DEFAULT_TIES, TIES, expected_average_precision
 from .trapezoid import lower_trapezoid, upper_trapezoid
 
 __all__ = [
@@ -59,6 +61,9 @@ __all__ = [
     "DEFAULT_PR_ESTIMATOR",
     "DEFAULT_ROC_ESTIMATOR",
     "reduction_for",
+    "records",
+    "TIES",
+    "DEFAULT_TIES",
 ]
 
 #: The values of :attr:`Estimator.reads`, from the least read to the most.
@@ -85,6 +90,11 @@ class Estimator:
     replicate_kernel : callable, optional
         ``kernel(TieTable) -> ndarray[n_segments]`` on a chunk of replicates:
         the same values as ``function``, faster there.
+    published : Estimator, optional
+        The same estimator under ``ties="published"`` (the literal conventions
+        of Boyd et al. 2013 and scikit-learn for tie blocks holding both
+        classes), when it differs from this record's ``"interpolate"``
+        handling (:mod:`.tie_blocks`).
     """
 
     name: str
@@ -93,6 +103,13 @@ class Estimator:
     reads: str = attrs.field(default="every_row", validator=attrs.validators.in_(READS))
     contributions: Callable[[TieTable], np.ndarray] | None = None
     replicate_kernel: Callable[[TieTable], np.ndarray] | None = None
+    published: "Estimator | None" = None
+
+    def under(self, ties: str) -> "Estimator":
+        """The record to use under ``ties=`` (``"interpolate"`` or ``"published"``)."""
+        if ties == "published" and self.published is not None:
+            return self.published
+        return self
 
     def __call__(self, ties: TieTable) -> np.ndarray:
         return self.function(ties)
@@ -116,19 +133,38 @@ def _registry(*records: Estimator) -> dict[str, Estimator]:
     return {record.name: record for record in records}
 
 
-#: AUCPR estimators by public name, in display order (Boyd, Eng & Page 2013, section 3.1; the addendum).
+def _published(function: Callable) -> Callable:
+    return functools.update_wrapper(functools.partial(function, tie_blocks="published"), function)
+
+
+def _tie_aware(name: str, function: Callable, reads: str, **kwargs) -> Estimator:
+    """A record under ``ties="interpolate"`` with its ``"published"`` twin (every callable switched)."""
+    published_kwargs = {key: _published(value) for key, value in kwargs.items()}
+    return Estimator(name, "aucpr", function, reads=reads, **kwargs,
+                     published=Estimator(name, "aucpr", _published(function), reads=reads, **published_kwargs))
+
+
+#: AUCPR estimators by public name, in display order (Boyd, Eng & Page 2013, section 3.1; the addendum;
+#: McSherry & Najork 2008). Each record handles tie blocks holding both classes as ``ties="interpolate"``;
+#: ``record.under("published")`` gives the literal published convention.
 PR_ESTIMATORS: dict[str, Estimator] = _registry(
-    Estimator("lower_trapezoid", "aucpr", lower_trapezoid, reads="negative_runs"),
-    Estimator("upper_trapezoid", "aucpr", upper_trapezoid, reads="negative_runs"),
-    Estimator("average_precision", "aucpr", average_precision, reads="positive_rows",
-              contributions=average_precision_contributions, replicate_kernel=average_precision_replicates),
-    Estimator("interpolated_max", "aucpr", interpolated_max, reads="negative_runs"),
-    Estimator("interpolated_mean", "aucpr", interpolated_mean),
-    Estimator("interpolated_median", "aucpr", interpolated_median),
+    _tie_aware("lower_trapezoid", lower_trapezoid, "negative_runs"),
+    _tie_aware("upper_trapezoid", upper_trapezoid, "negative_runs"),
+    # crossing a mixed block needs its own negatives: the merged table would mix in the negatives above
+    Estimator("average_precision", "aucpr", average_precision, reads="negative_runs",
+              contributions=average_precision_contributions, replicate_kernel=average_precision_replicates,
+              published=Estimator("average_precision", "aucpr", _published(average_precision),
+                                  reads="positive_rows",
+                                  contributions=_published(average_precision_contributions),
+                                  replicate_kernel=_published(average_precision_replicates))),
+    Estimator("expected_average_precision", "aucpr", expected_average_precision, reads="negative_runs"),
+    _tie_aware("interpolated_max", interpolated_max, "negative_runs"),
+    _tie_aware("interpolated_mean", interpolated_mean, "every_row"),
+    _tie_aware("interpolated_median", interpolated_median, "every_row"),
     Estimator("interpolated_convex", "aucpr", interpolated_convex, reads="negative_runs"),
     Estimator("binormal", "aucpr", binormal),
-    Estimator("threshold_trapezoid", "aucpr", threshold_trapezoid, reads="negative_runs",
-              contributions=threshold_trapezoid_contributions),
+    _tie_aware("threshold_trapezoid", threshold_trapezoid, "negative_runs",
+               contributions=threshold_trapezoid_contributions),
 )
 
 #: ROC AUC estimators by public name (Radcliffe 2013).
@@ -143,6 +179,12 @@ ESTIMATORS: dict[str, dict[str, Estimator]] = {"aucpr": PR_ESTIMATORS, "auroc": 
 DEFAULT_ESTIMATOR = {"aucpr": "lower_trapezoid", "auroc": "a_prime"}
 DEFAULT_PR_ESTIMATOR = DEFAULT_ESTIMATOR["aucpr"]
 DEFAULT_ROC_ESTIMATOR = DEFAULT_ESTIMATOR["auroc"]
+
+
+def records(metric: str, names: Sequence[str], ties: str = DEFAULT_TIES) -> list[Estimator]:
+    """The registry records of ``names`` under ``ties=`` (names already checked)."""
+    registry = ESTIMATORS[metric]
+    return [registry[name].under(ties) for name in names]
 
 
 def reduction_for(records: Iterable[Estimator]) -> Callable[[TieTable], TieTable]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..ties import TieTable
+from .tie_blocks import crossing_precision
 
 __all__ = ["threshold_trapezoid", "threshold_trapezoid_contributions"]
 
 
-def threshold_trapezoid_contributions(ties: TieTable) -> np.ndarray:
+def threshold_trapezoid_contributions(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
     r"""Contribution ``f_j`` of a positive in each tie row (one value per row).
 
     The addendum on the standard deviation of AUC-PR writes the trapezoid area
@@ -34,9 +35,16 @@ def threshold_trapezoid_contributions(ties: TieTable) -> np.ndarray:
     previous point and change nothing; leading empty rows take the first
     real precision.
 
+    With ``tie_blocks="interpolate"`` (the default), a positive in a row that
+    also holds negatives gets the mean precision along the row's
+    Davis-Goadrich crossing (:mod:`aucpr_stats.estimators.tie_blocks`) instead
+    of the mean of its two end points: the straight line in PR space becomes
+    the path a random order of the tied rows follows on average.
+
     Parameters
     ----------
     ties : TieTable
+    tie_blocks : {"interpolate", "published"}
 
     Returns
     -------
@@ -57,10 +65,16 @@ def threshold_trapezoid_contributions(ties: TieTable) -> np.ndarray:
     starts = ties.offsets[:-1][ties.lengths > 0]
     admitted_before[starts] = 0
     before = np.where(admitted_before > 0, before, precision)
-    return 0.5 * (precision + before)
+    out = 0.5 * (precision + before)
+    if tie_blocks == "interpolate":
+        pos, neg = ties.pos, ties.neg
+        mixed = np.flatnonzero((pos > 0) & (neg > 0))
+        out[mixed] = crossing_precision(tp[mixed] - pos[mixed], admitted[mixed] - tp[mixed] - neg[mixed],
+                                        pos[mixed], neg[mixed])
+    return out
 
 
-def threshold_trapezoid(ties: TieTable) -> np.ndarray:
+def threshold_trapezoid(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
     r"""AUCPR by the trapezoid rule over the PR points of all thresholds (the addendum).
 
     .. math:: \hat\theta_{TT} = \sum_{t=1}^{T} w_t\,recall_t
@@ -85,6 +99,8 @@ def threshold_trapezoid(ties: TieTable) -> np.ndarray:
     ----------
     ties : TieTable
         Segments with at least one positive (others give NaN).
+    tie_blocks : {"interpolate", "published"}
+        See :func:`threshold_trapezoid_contributions`.
 
     Returns
     -------
@@ -103,6 +119,7 @@ def threshold_trapezoid(ties: TieTable) -> np.ndarray:
     >>> float(threshold_trapezoid(t)[0])  # f = 1 and (1/2 + 2/3) / 2
     0.7916666666666666
     """
-    contribution = threshold_trapezoid_contributions(ties)
+    contribution = threshold_trapezoid_contributions(ties, tie_blocks)
+    rows = np.flatnonzero(ties.pos > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return ties.segment_sum(ties.pos * contribution) / ties.n_pos
+        return ties.segment_sum_at(rows, ties.pos[rows] * contribution[rows]) / ties.n_pos

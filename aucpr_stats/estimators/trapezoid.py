@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..ties import TieTable
-from .recall_runs import pairwise_area, recall_runs
+from .recall_runs import pairwise_area, recall_runs, run_crossings
 
 __all__ = ["lower_trapezoid", "upper_trapezoid"]
 
 
-def lower_trapezoid(ties: TieTable) -> np.ndarray:
+def lower_trapezoid(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
     r"""Lower trapezoid estimate of AUCPR for each segment of a tie table.
 
     .. math:: \hat\theta_{LT} = \sum_i \frac{p_i^{min} + p_{i+1}^{max}}{2}\,(r_{i+1} - r_i)
@@ -26,6 +26,12 @@ def lower_trapezoid(ties: TieTable) -> np.ndarray:
     ----------
     ties : TieTable
         Segments with at least one positive.
+    tie_blocks : {"interpolate", "published"}
+        ``"interpolate"``: the piece into a tie block holding both classes is
+        its Davis-Goadrich crossing (:mod:`aucpr_stats.estimators.tie_blocks`),
+        so the curve starts at a mixed top block's precision; ``"published"``:
+        the straight line of Eq. (3), from (0, 1). The two agree when no tie
+        holds both classes.
 
     Returns
     -------
@@ -45,10 +51,11 @@ def lower_trapezoid(ties: TieTable) -> np.ndarray:
     0.7916666666666666
     """
     runs = recall_runs(ties)
-    return pairwise_area(runs.recall, runs.p_min, runs.p_max, runs.offsets, "trapezoid")
+    crossings = run_crossings(ties) if tie_blocks == "interpolate" else None
+    return pairwise_area(runs.recall, runs.p_min, runs.p_max, runs.offsets, "trapezoid", crossings)
 
 
-def upper_trapezoid(ties: TieTable) -> np.ndarray:
+def upper_trapezoid(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
     r"""Upper trapezoid estimate of AUCPR for each segment of a tie table.
 
     .. math:: \hat\theta_{UT} = \sum_i \frac{p_i^{max} + p_{i+1}^{max}}{2}\,(r_{i+1} - r_i)
@@ -62,6 +69,12 @@ def upper_trapezoid(ties: TieTable) -> np.ndarray:
     ----------
     ties : TieTable
         Segments with at least one positive.
+    tie_blocks : {"interpolate", "published"}
+        ``"interpolate"``: the piece into a tie block holding both classes is
+        its Davis-Goadrich crossing (:mod:`aucpr_stats.estimators.tie_blocks`),
+        so the curve starts at a mixed top block's precision; ``"published"``:
+        the straight line of Eq. (4), from (0, 1). The two agree when no tie
+        holds both classes.
 
     Returns
     -------
@@ -80,4 +93,5 @@ def upper_trapezoid(ties: TieTable) -> np.ndarray:
     0.9166666666666666
     """
     runs = recall_runs(ties)
-    return pairwise_area(runs.recall, runs.p_max, runs.p_max, runs.offsets, "trapezoid")
+    crossings = run_crossings(ties) if tie_blocks == "interpolate" else None
+    return pairwise_area(runs.recall, runs.p_max, runs.p_max, runs.offsets, "trapezoid", crossings)

@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from ..estimators import ESTIMATORS
 from ..resample import Streams, key_words, root_sequence
 
 __all__ = ["IntervalRequest"]
@@ -36,7 +35,7 @@ class IntervalRequest:
         self.result = result
         self.level = level
         self.options = options
-        self.estimators = tuple(ESTIMATORS[result.metric][name] for name in result.estimators)
+        self.estimators = tuple(result.estimator_records())
         self.usable_mask = result.ties.has_both_classes()
         self.usable = np.flatnonzero(self.usable_mask)
         self.ties = result.ties if self.usable_mask.all() else result.ties.take(self.usable)

@@ -120,7 +120,7 @@ def test_step_matches_eq3_oracle_with_ties():
     rng = np.random.default_rng(4)
     y, s = random_scores(rng, 120, ties=True)
     grid = np.concatenate([[0.0, 1.0], np.linspace(0.01, 0.99, 57), np.arange(1, y.sum()) / y.sum()])
-    out = pr_curve(pl.DataFrame({"y": y, "s": s}), "y", "s").evaluate(grid, method="step")
+    out = pr_curve(pl.DataFrame({"y": y, "s": s}), "y", "s", ties="published").evaluate(grid, method="step")
     expected = [eq3_oracle(y, s, b) for b in out["recall"].to_numpy()]
     np.testing.assert_allclose(out["precision"].to_numpy(), expected, rtol=1e-12)
 
@@ -128,7 +128,7 @@ def test_step_matches_eq3_oracle_with_ties():
 def test_step_convention_on_a_hand_example():
     # positives 0.9, 0.7, 0.1; negatives 0.8, 0.7 (tied with a positive), 0.2
     df = pl.DataFrame({"y": [1, 0, 1, 0, 1, 0], "s": [0.9, 0.8, 0.7, 0.7, 0.1, 0.2]})
-    out = pr_curve(df, "y", "s").evaluate([0.2, 1 / 3, 0.5, 2 / 3, 0.9, 1.0], method="step")
+    out = pr_curve(df, "y", "s", ties="published").evaluate([0.2, 1 / 3, 0.5, 2 / 3, 0.9, 1.0], method="step")
     # [0, 1/3): top positive 0.9, no negative above -> precision 1
     # [1/3, 2/3): 2nd positive 0.7: one negative strictly above (0.8); the tied 0.7 negative is not counted
     # [2/3, 1): 3rd positive 0.1: three negatives above; at 1: -inf, all negatives
@@ -149,7 +149,7 @@ def test_step_and_interpolated_match_oracles_property(n, seed, levels, beta):
     y = rng.random(n) < 0.4
     y[0], y[1] = True, False
     s = rng.integers(0, levels, n).astype(float)  # heavy ties
-    curve = pr_curve(pl.DataFrame({"y": y, "s": s}), "y", "s")
+    curve = pr_curve(pl.DataFrame({"y": y, "s": s}), "y", "s", ties="published")  # the oracles as written
     beta = np.array(beta)
     step = curve.evaluate(beta, method="step")["precision"].to_numpy()
     np.testing.assert_allclose(step, [eq3_oracle(y, s, b) for b in beta], rtol=1e-12)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..ingest import read
 from .bands import BAND_METHODS, BandResult
 from .points import CURVE_METHODS, pr_step, roc_step
@@ -22,17 +23,18 @@ __all__ = ["pr_curve", "roc_curve", "PrCurveResult", "RocCurveResult", "BandResu
            "CURVE_METHODS", "pr_step", "roc_step"]
 
 
-def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, missing):
+def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, missing, ties=DEFAULT_TIES):
+    ties = ties_iv(ties)
     ingested = read(function, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                     stacklevel=3)
     return cls(ties=ingested.ties, keys=ingested.keys, by=ingested.key_columns, notes=ingested.notes,
                frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
-               options={"positive": positive, "missing": missing})
+               options={"positive": positive, "missing": missing, "ties": ties})
 
 
 def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
              by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
-             missing: str = "error") -> PrCurveResult:
+             missing: str = "error", ties: str = DEFAULT_TIES) -> PrCurveResult:
     """Empirical precision-recall curve, per group.
 
     Same column interface as :func:`aucpr_stats.aucpr`: ``pr_curve(df, "y", "s", by="site")``
@@ -55,6 +57,12 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
         The positive level of ``outcome`` (required unless boolean or 0/1).
     missing : {"error", "drop"}
         What to do with rows with a missing outcome or score.
+    ties : {"interpolate", "published"}
+        How the curve crosses a tie block holding both classes, as in
+        :func:`aucpr_stats.aucpr`: ``"interpolate"`` (default) along the
+        Davis-Goadrich interpolation, starting at a mixed top block's
+        precision, in ``.evaluate()`` and ``.band()``; ``"published"``: Eq. (3)
+        of Clémençon & Vayatis and the start point (0, 1) as written.
 
     Returns
     -------
@@ -88,7 +96,7 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
     >>> curve.evaluate([0.5], method="step")["precision"].round(3).to_list()  # 1.5 / (1.5 + 2 * 1/2)
     [0.6]
     """
-    return _curve(PrCurveResult, "pr_curve", data_or_formula, data, outcome, score, by, positive, missing)
+    return _curve(PrCurveResult, "pr_curve", data_or_formula, data, outcome, score, by, positive, missing, ties)
 
 
 

@@ -87,14 +87,17 @@ _ESS_WARN_FRACTION = 0.25
 # ----------------------------------------------------- bootstrap replicates
 def bootstrap_sups(pos: ClassSample, neg: ClassSample, grid: np.ndarray, estimate: np.ndarray, *,
                     smoothed: bool, h_pos: float, h_neg: float, p_tilde: float, n_boot: int,
-                    rng: np.random.Generator, keep_process: bool = False):
+                    rng: np.random.Generator, keep_process: bool = False, split_ties: bool = True):
     """``sup_beta |R*_n(beta)|`` and log importance weights of ``n_boot`` replicates (Algorithm 1, steps 2-4).
 
     ``smoothed=False`` is the plain stratified bootstrap (class sizes fixed,
     empirical cdfs); ``smoothed=True`` draws the class sizes under
     ``p_tilde`` and the scores from the Gaussian-smoothed cdfs with bandwidths
     ``h_pos`` and ``h_neg`` (Remark 4). ``grid`` and ``estimate`` are the
-    recalls and Eq. (3) on them, ascending.
+    recalls and Eq. (3) on them, ascending. With ``split_ties`` (and both
+    classes unsmoothed), negatives tied with the positive quantile count in
+    the share of the tied positives passed, as in
+    :func:`~aucpr_stats.curves.points.pr_step` with ``tie_blocks="interpolate"``.
 
     Returns
     -------
@@ -112,21 +115,7 @@ def bootstrap_sups(pos: ClassSample, neg: ClassSample, grid: np.ndarray, estimat
     est = estimate[::-1]
     m = beta.size
 
-    if smoothed and h_pos > 0:
-        quantile = smoothed_cdf_table(pos.values, pos.counts, h_pos).inverse
-    else:
-        cum_pos = pos.cum()
-
-        def quantile(u):  # generalised inverse of the empirical cdf
-            idx = np.searchsorted(cum_pos, u * n_pos, side="left")
-            return pos.values[np.minimum(idx, pos.values.size - 1)]
-    if smoothed and h_neg > 0:
-        cdf = smoothed_cdf_table(neg.values, neg.counts, h_neg)
-    else:
-        cum_neg = np.concatenate([[0], neg.cum()]) / n_neg
-
-        def cdf(t):  # empirical cdf P(Z <= t), ties included
-            return cum_neg[np.searchsorted(neg.values, t, side="right")]
+    cdf_at_quantile = _cdf_at_quantile(pos, neg, smoothed, h_pos, h_neg, split_ties)
 
     sups = np.empty(n_boot)
     process = np.empty((n_boot, m)) if keep_process else None
@@ -147,7 +136,7 @@ def bootstrap_sups(pos: ClassSample, neg: ClassSample, grid: np.ndarray, estimat
         # ascending ranks of the quantiles G*^{-1}(1 - beta); rank 0 stands for -inf (beta = 1)
         ranks = npos_eff[:, None] + 1 - step_quantile_rank(npos_eff[:, None], beta[None, :])
         ranks = np.clip(ranks, 0, npos_eff[:, None])
-        alpha = exceedance_at_order_statistics(rng, ranks, npos_eff, nneg_eff, quantile, cdf)
+        alpha = exceedance_at_order_statistics(rng, ranks, npos_eff, nneg_eff, cdf_at_quantile)
         # step 3: bootstrap PR curve, Eq. (3) on D*_n
         p_star = (npos_eff / n)[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -162,6 +151,48 @@ def bootstrap_sups(pos: ClassSample, neg: ClassSample, grid: np.ndarray, estimat
         return sups, log_w, process
     return sups, log_w
 
+
+
+def _cdf_at_quantile(pos: ClassSample, neg: ClassSample, smoothed: bool, h_pos: float, h_neg: float,
+                     split_ties: bool):
+    """``u -> H(G^{-1}(u))``: the negatives' cdf at the positives' ``u``-quantile (empirical or smoothed).
+
+    With empirical cdfs for both classes and ``split_ties``, the negatives tied
+    with the quantile ``t`` count below it in the share of the tied positives
+    below ``u``: ``H(t-) + (1 - s)(H(t) - H(t-))`` with
+    ``s = (G(t) - u) / (G(t) - G(t-))``, the random-order split of the tie.
+    """
+    n_pos, n_neg = pos.n, neg.n
+    cum_pos = pos.cum()
+    smooth_pos, smooth_neg = smoothed and h_pos > 0, smoothed and h_neg > 0
+    if smooth_pos:
+        quantile = smoothed_cdf_table(pos.values, pos.counts, h_pos).inverse
+    if smooth_neg:
+        cdf = smoothed_cdf_table(neg.values, neg.counts, h_neg)
+    cum_neg = np.concatenate([[0], neg.cum()]) / n_neg
+
+    def empirical_cdf(t, side="right"):  # P(Z <= t) (side="left": P(Z < t))
+        return cum_neg[np.searchsorted(neg.values, t, side=side)]
+
+    def composite(u):
+        if smooth_pos:
+            t = quantile(u)
+            return cdf(t) if smooth_neg else empirical_cdf(t)
+        # generalised inverse of the positives' empirical cdf
+        idx = np.minimum(np.searchsorted(cum_pos, u * n_pos, side="left"), pos.values.size - 1)
+        t = pos.values[idx]
+        if smooth_neg:
+            return cdf(t)
+        below = empirical_cdf(t)
+        if not split_ties:
+            return below
+        strictly_below = empirical_cdf(t, side="left")
+        g_at = cum_pos[idx] / n_pos
+        g_before = (cum_pos[idx] - pos.counts[idx]) / n_pos
+        passed = np.clip((g_at - u) / (g_at - g_before), 0.0, 1.0)
+        return below - passed * (below - strictly_below)
+
+    return composite
 
 
 # ------------------------------------------------------------------ result
@@ -351,7 +382,8 @@ def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap"
     level, method, n_boot, bandwidth = options["level"], options["method"], options["n_boot"], options["bandwidth"]
     p_tilde, grid, studentize = options["p_tilde"], options["grid"], options["studentize"]
     ties = curve.ties
-    estimate, _ = pr_step(ties, grid)
+    split_ties = curve.tie_blocks == "interpolate"
+    estimate, _ = pr_step(ties, grid, curve.tie_blocks)
     n_groups = ties.n_segments
     m = grid.size
     n_pos, n_neg = ties.n_pos, ties.n_neg
@@ -384,7 +416,8 @@ def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap"
         if smoothed:
             p_used[k] = default_p_tilde(n, int(n_pos[k]))[0] if p_tilde is None else p_tilde
         out = bootstrap_sups(pos, neg, grid, est, smoothed=smoothed, h_pos=h_pos[k], h_neg=h_neg[k],
-                              p_tilde=p_used[k], n_boot=n_boot, rng=streams[k], keep_process=studentize)
+                              p_tilde=p_used[k], n_boot=n_boot, rng=streams[k], keep_process=studentize,
+                              split_ties=split_ties)
         sups, log_w = out[0], out[1]
         finite = np.isfinite(log_w) & np.isfinite(sups)
         if not finite.any():

@@ -82,13 +82,19 @@ def step_quantile_rank(n: np.ndarray, beta: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------ kernels
 def _strict_exceedance(ties: TieTable, quantile_counts: np.ndarray, other_counts: np.ndarray,
-                       rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                       rate: np.ndarray, split_ties: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Threshold and exceedance rate behind the step curves, for every segment and grid value.
 
     The threshold is the ``j``-th highest score of the "quantile" class,
     ``j = floor(n_q * rate) + 1`` (:func:`step_quantile_rank`);
     the exceedance rate is the fraction of the other class scored strictly
     above it. ``j > n_q`` means a threshold of ``-inf`` (rate 1).
+
+    With ``split_ties`` the other class's rows tied with the threshold count
+    in the proportion of the quantile class's tied rows already passed,
+    ``s = (n_q * rate - above_q) / tied_q``: the exceedance a random order of
+    the tied rows gives on average (linear in ``rate`` across the tie block,
+    the Davis-Goadrich interpolation).
 
     Returns
     -------
@@ -110,6 +116,12 @@ def _strict_exceedance(ties: TieTable, quantile_counts: np.ndarray, other_counts
     if ties.n_rows:
         threshold = np.where(inside, ties.score[row], -np.inf)
         above = np.where(inside, cum_o[row] - other_counts[row] - base_o[:, None], n_o[:, None])
+        if split_ties:
+            tied_q = quantile_counts[row]
+            above_q = cum_q[row] - tied_q - base_q[:, None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                passed = np.clip((n_q[:, None] * rate[None, :] - above_q) / tied_q, 0.0, 1.0)
+            above = np.where(inside & (tied_q > 0), above + passed * other_counts[row], above)
     else:
         threshold = np.full(j.shape, -np.inf)
         above = np.zeros(j.shape)
@@ -122,15 +134,24 @@ def _strict_exceedance(ties: TieTable, quantile_counts: np.ndarray, other_counts
 
 
 
-def pr_step(ties: TieTable, recall: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def pr_step(ties: TieTable, recall: np.ndarray, tie_blocks: str = "interpolate") -> tuple[np.ndarray, np.ndarray]:
     r"""The empirical PR curve of Eq. (3) at the given recalls, for every segment.
 
     .. math:: \widehat{PR}(\beta) = \frac{n_+\beta}{n_+\beta + n_-\hat\alpha(\beta)}
+
+    With ``tie_blocks="interpolate"`` (the default), the negatives tied with
+    the threshold count in the proportion of the tied positives already
+    passed, so a tie block holding both classes is crossed along the
+    Davis-Goadrich interpolation and a constant score reads the prevalence
+    at every recall (recall 0 included: a mixed top block's own precision).
+    ``"published"`` is Eq. (3) as written (tied negatives not counted). The
+    two agree on scores without ties across classes.
 
     Parameters
     ----------
     ties : TieTable
     recall : ndarray of float in [0, 1], shape (m,)
+    tie_blocks : {"interpolate", "published"}
 
     Returns
     -------
@@ -144,7 +165,8 @@ def pr_step(ties: TieTable, recall: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     precision-recall curve. ICML, section 2.3, Eq. (3).
     """
     recall = np.asarray(recall, dtype=np.float64)
-    threshold, alpha = _strict_exceedance(ties, ties.pos, ties.neg, recall)
+    split = tie_blocks == "interpolate"
+    threshold, alpha = _strict_exceedance(ties, ties.pos, ties.neg, recall, split_ties=split)
     n_pos = ties.n_pos[:, None].astype(np.float64)
     n_neg = ties.n_neg[:, None].astype(np.float64)
     numerator = n_pos * recall[None, :]
@@ -152,8 +174,22 @@ def pr_step(ties: TieTable, recall: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = numerator / denominator
     # recall 0: the right limit, 1 when no negative lies above the top positive
-    precision = np.where((numerator == 0) & (alpha == 0), 1.0, precision)
+    # (with split ties: the top positive row's own precision)
+    at_zero = (numerator == 0) & (alpha == 0)
+    precision = np.where(at_zero, _top_block_precision(ties)[:, None] if split else 1.0, precision)
     return precision, threshold
+
+
+def _top_block_precision(ties: TieTable) -> np.ndarray:
+    """Per segment, the precision of its first row holding positives (1 when no negative is tied with it)."""
+    out = np.full(ties.n_segments, np.nan)
+    rows = np.flatnonzero(ties.pos > 0)
+    if rows.size:
+        segment = np.searchsorted(ties.offsets, rows, side="right") - 1
+        first = np.unique(segment, return_index=True)
+        row = rows[first[1]]
+        out[first[0]] = ties.pos[row] / (ties.pos[row] + ties.neg[row])
+    return out
 
 
 
@@ -182,8 +218,16 @@ def _segment_lookup(x: np.ndarray, offsets: np.ndarray, grid: np.ndarray, side: 
 
 
 
-def pr_interpolated(ties: TieTable, recall: np.ndarray) -> np.ndarray:
+def pr_interpolated(ties: TieTable, recall: np.ndarray, tie_blocks: str = "interpolate") -> np.ndarray:
     """The Davis-Goadrich interpolation of the PR points at the given recalls, shape (n_segments, m).
+
+    With ``tie_blocks="interpolate"`` (the default) the interpolation is
+    linear in the counts (TP, FP) between consecutive points, so a piece
+    that starts at recall 0 after negatives keeps their count, and recall 0
+    reads the right limit of the curve (a mixed top block's own precision,
+    0 after negatives); ``"published"`` interpolates in PR space with the
+    start point at precision 1. They agree when no tie holds both classes
+    and no negative precedes the first positive.
 
     NaN for segments without both classes.
     """
@@ -198,10 +242,29 @@ def pr_interpolated(ties: TieTable, recall: np.ndarray) -> np.ndarray:
     hi = np.maximum(hi, offsets[:-1, None] + 1)  # recall 0: the start point and the next
     hi = np.minimum(hi, offsets[1:, None] - 1)  # segments without positives (NaN below)
     lo = hi - 1
-    out = dg_interpolate(r[lo], p[lo], r[hi], p[hi], np.broadcast_to(recall, hi.shape))
-    out = np.where(recall[None, :] == 0, 1.0, out)
+    if tie_blocks == "interpolate":
+        out = _count_interpolation(tp, fp, lo, hi, n_pos[hi], recall)
+    else:
+        out = dg_interpolate(r[lo], p[lo], r[hi], p[hi], np.broadcast_to(recall, hi.shape))
+        out = np.where(recall[None, :] == 0, 1.0, out)
     out[~usable] = np.nan
     return out
+
+
+def _count_interpolation(tp, fp, lo, hi, n_pos, recall) -> np.ndarray:
+    """Precision on the straight ROC segment from point ``lo`` to ``hi`` (counts), at each recall.
+
+    At recall 0 the right limit: the segment's precision when it starts at
+    the origin, 0 when negatives were admitted before it.
+    """
+    target = np.broadcast_to(recall[None, :] * n_pos, hi.shape)
+    gained = tp[hi] - tp[lo]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.clip(np.where(gained > 0, (target - tp[lo]) / gained, 1.0), 0.0, 1.0)
+        false_pos = fp[lo] + t * (fp[hi] - fp[lo])
+        out = target / (target + false_pos)
+        limit = np.where(fp[lo] > 0, 0.0, gained / (gained + fp[hi] - fp[lo]))
+    return np.where(target == 0, limit, out)
 
 
 def roc_interpolated(ties: TieTable, fpr: np.ndarray) -> np.ndarray:

@@ -109,10 +109,15 @@ class PrCurveResult(_CurveResult):
 
         return _frames.to_caller(self._points_frame(columns), self.frame_kind)
 
+    @property
+    def tie_blocks(self) -> str:
+        """The ``ties=`` option the curve was made with (``"interpolate"`` by default)."""
+        return self.options.get("ties", "interpolate")
+
     def values_at(self, recall: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray | None]:
         if method == "step":
-            return pr_step(self.ties, recall)
-        return pr_interpolated(self.ties, recall), None
+            return pr_step(self.ties, recall, self.tie_blocks)
+        return pr_interpolated(self.ties, recall, self.tie_blocks), None
 
     def evaluate(self, recall, method: str = "step"):
         """The PR curve of every group at the given recalls.

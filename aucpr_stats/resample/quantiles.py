@@ -17,7 +17,10 @@ the ``n`` scores:
 So a replicate costs O(grid) instead of O(n). With the empirical cdfs of the
 two classes this is the stratified bootstrap of :mod:`.counts` restricted to
 what the curve reads; with kernel-smoothed cdfs it is the smoothed bootstrap
-of Algorithm 1. The caller supplies the quantile function and the cdf.
+of Algorithm 1. The caller supplies the other class's cdf read at the
+quantile class's quantiles, :math:`H(F^{-1}(u))` (with ties between the
+classes split as a random order of the tied rows would split them, when the
+caller wants that).
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ __all__ = ["exceedance_at_order_statistics"]
 
 
 def exceedance_at_order_statistics(rng: np.random.Generator, ranks: np.ndarray, n_quantile: np.ndarray,
-                                   n_other: np.ndarray, quantile: Callable[[np.ndarray], np.ndarray],
-                                   cdf: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+                                   n_other: np.ndarray,
+                                   cdf_at_quantile: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """Fraction of the other class above each order statistic of the quantile class, per replicate.
 
     Parameters
@@ -43,10 +46,9 @@ def exceedance_at_order_statistics(rng: np.random.Generator, ranks: np.ndarray, 
         threshold of ``-inf`` (every draw of the other class is above it).
     n_quantile, n_other : ndarray of int, shape (b,)
         Sizes of the two classes in each replicate (at least 1 each).
-    quantile : callable
-        Quantile function :math:`F^{-1}` of the quantile class.
-    cdf : callable
-        cdf :math:`H(t) = P(Z \\le t)` of the other class (ties count as below).
+    cdf_at_quantile : callable
+        ``u -> H(F^{-1}(u))``: the share of the other class at or below the
+        quantile class's ``u``-quantile (non-decreasing in ``u``).
 
     Returns
     -------
@@ -59,7 +61,7 @@ def exceedance_at_order_statistics(rng: np.random.Generator, ranks: np.ndarray, 
     # uniform order statistics U_(r) as ratios of partial sums of Gamma spacings
     partial = np.cumsum(rng.standard_gamma(shapes), axis=1)
     uniforms = partial[:, :m] / partial[:, m:]
-    below = cdf(quantile(uniforms))
+    below = cdf_at_quantile(uniforms)
     below = np.where(ranks == 0, 0.0, below)  # threshold -inf: every draw of the other class is above it
     cells = np.diff(below, axis=1, prepend=0.0, append=1.0)
     np.clip(cells, 0.0, None, out=cells)

@@ -15,6 +15,7 @@ __all__ = [
     "OutcomeError",
     "DegenerateGroupWarning",
     "LowEffectiveSampleSizeWarning",
+    "SmallSampleWarning",
 ]
 
 
@@ -47,6 +48,16 @@ class OutcomeError(InputError):
 
 class DegenerateGroupWarning(UserWarning):
     """Some groups have no positives or no negatives; their estimate is NaN."""
+
+
+class SmallSampleWarning(UserWarning):
+    """An interval or test was used with fewer positives than it needs to keep its coverage or size.
+
+    Raised once per ``conf_int`` or ``compare`` call; the affected rows say so
+    in their ``note``. The minimum number of positives of each method is in
+    :data:`aucpr_stats.intervals.small_sample.MIN_POSITIVES` (from the
+    validation report, ``docs/validation.md``).
+    """
 
 
 

@@ -130,16 +130,18 @@ def test_fold_estimates_function_matches_return_folds():
     assert fold_estimates(result, folds=3, seed=9).equals(per_fold)
 
 
-def test_folds_without_a_class_are_left_out_with_a_note():
+def test_folds_without_a_class_give_nan_with_a_note():
+    # issue 14: a fold without positives means the k-fold interval cannot be formed (was: folds left out)
     y = np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], dtype=bool)
     s = np.arange(12, dtype=float)
     result = aucpr(pl.DataFrame({"y": y, "s": s}), "y", "s")
     out = result.conf_int(method="cross_validation", folds=5, seed=1)
     assert out["folds"][0] == 3
-    assert "2 folds lack a class" in out["note"][0]
+    assert np.isnan(out["lower"][0]) and np.isnan(out["upper"][0])
+    assert out["note"][0].startswith("2 of 5 folds lack a class: no cross-validation interval")
     tiny = aucpr(pl.DataFrame({"y": [True, False, False, False], "s": [1.0, 2, 3, 4]}), "y", "s")
     out = tiny.conf_int(method="cross_validation", folds=2, seed=1)
-    assert np.isnan(out["lower"][0]) and "fewer than 2 folds" in out["note"][0]
+    assert np.isnan(out["lower"][0]) and out["note"][0] == "1 positive: no interval can be formed"
 
 
 def test_fold_column_errors():

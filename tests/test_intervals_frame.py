@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from aucpr_stats import aucpr
-from aucpr_stats.exceptions import DegenerateGroupWarning, InputError, InputTypeError
+from aucpr_stats.exceptions import DegenerateGroupWarning, InputError, InputTypeError, SmallSampleWarning
 from aucpr_stats.intervals import binomial_interval, binomial_se, logit_interval
 from tests.conftest import as_polars, make_frame, random_scores, result_frame_type
 
@@ -81,10 +81,14 @@ def test_all_methods_include_per_positive_only_when_supported():
 
 def test_boundary_estimate_notes():
     df = pl.DataFrame({"y": [1, 1, 0, 0], "s": [4.0, 3.0, 2.0, 1.0]})
-    frame = aucpr(df, "y", "s").conf_int(method=["logit", "binomial"])
+    with pytest.warns(SmallSampleWarning):
+        frame = aucpr(df, "y", "s").conf_int(method=["logit", "binomial"])
     assert frame["estimate"].to_list() == [1.0, 1.0]
-    assert frame["lower"].to_list() == [0.0, 1.0] and frame["upper"].to_list() == [1.0, 1.0]
-    assert "limit [0, 1]" in frame["note"][0] and "zero width" in frame["note"][1]
+    # issue 14: no longer [0, 1] (logit) or [1, 1] (binomial), but Wilson's [n/(n + z^2), 1] on n = 2 positives
+    z2 = 1.959963984540054 ** 2
+    assert frame["lower"].to_list() == pytest.approx([2 / (2 + z2)] * 2, abs=1e-12)
+    assert frame["upper"].to_list() == [1.0, 1.0]
+    assert all("boundary fallback: an estimate of 1, so the wilson score interval" in n for n in frame["note"])
 
 
 def test_bootstrap_columns_and_reproducibility():

@@ -100,9 +100,11 @@ def test_the_same_mistake_raises_the_same_error_for_every_metric(metric, kwargs,
 def test_one_logit_interval_for_both_metrics_at_the_boundary():
     separated = pl.DataFrame({"y": [1, 1, 1, 0, 0, 0], "s": [6.0, 5, 4, 3, 2, 1]})
     for result in (aucpr(separated, "y", "s"), auroc(separated, "y", "s")):
+        # issue 14: the boundary fallback of each metric, no longer the uninformative limit [0, 1]
         row = result.conf_int(method="logit").row(0, named=True)
-        assert (row["estimate"], row["lower"], row["upper"]) == (1.0, 0.0, 1.0)
-        assert row["note"] == "estimate is 1: the logit interval is its limit [0, 1]"
+        fallback = result.conf_int(method="wilson" if result.metric == "aucpr" else "newcombe").row(0, named=True)
+        assert row["estimate"] == 1.0 and 0.0 < row["lower"] == fallback["lower"] < 1.0 and row["upper"] == 1.0
+        assert row["note"].startswith("boundary fallback: an estimate of 1, so the ")
 
 
 # --------------------------------------------------------------- the recipes

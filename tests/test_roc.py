@@ -217,7 +217,11 @@ def test_delong_needs_two_cases_per_class():
     data = pl.DataFrame({"y": [1, 0, 0, 0], "s": [0.9, 0.5, 0.3, 0.1]})
     ci = as_polars(auroc(data, "y", "s").conf_int(method="delong"))
     assert np.isnan(ci["se"][0]) and np.isnan(ci["lower"][0])
-    assert "2 positives" in ci["note"][0]
+    assert ci["note"][0] == "1 positive: no interval can be formed"  # issue 14: one note for every method
+    data = pl.DataFrame({"y": [1, 1, 0], "s": [0.9, 0.5, 0.3]})
+    ci = as_polars(auroc(data, "y", "s").conf_int(method="delong"))
+    assert np.isnan(ci["se"][0]) and np.isnan(ci["lower"][0])
+    assert "2 positives and >= 2 negatives" in ci["note"][0]
 
 
 # ------------------------------------------------------------------ intervals
@@ -283,7 +287,7 @@ def test_degenerate_group_gets_nan_and_note():
 def test_argument_errors():
     data = ct_ratings()
     result = auroc(data, "y", "rating")
-    with pytest.raises(InputError, match=r"`method` must be one of \['delong', 'logit', 'hanley_mcneil', 'bootstrap'\] or 'all'; got 'wald'"):
+    with pytest.raises(InputError, match=r"`method` must be one of \['delong', 'logit', 'hanley_mcneil', 'newcombe', 'bootstrap'\] or 'all'; got 'wald'"):
         result.conf_int(method="wald")
     with pytest.raises(InputError, match="`level` must be strictly between 0 and 1; got 1.5"):
         result.conf_int(level=1.5)

@@ -119,17 +119,25 @@ def cross_validation_method(request) -> dict:
     n_groups = request.result.n_groups
     k = request.options["folds"]
     total = np.bincount(fold_group, minlength=n_groups) if k == "column" else np.full(n_groups, k)
-    return {"lower": out["lower"], "upper": out["upper"], "se": out["se"],
+    # a fold without both classes has no estimate: the k-fold design cannot be formed (issue 14, item 5),
+    # and the few folds left would give a t interval on 1 or 2 degrees of freedom ([-4.5, 5.7] at 2 positives)
+    lacking = out["folds"] < total[:, None]
+    lower, upper = np.where(lacking, np.nan, out["lower"]), np.where(lacking, np.nan, out["upper"])
+    return {"lower": lower, "upper": upper, "se": out["se"],
             "folds": out["folds"].astype(np.float64), "fold_mean": out["mean"],
             "folds_total": np.broadcast_to(total[:, None], out["lower"].shape)}
 
 
 def cross_validation_note(request, out) -> np.ndarray:
     notes = np.full(out["lower"].shape, None, dtype=object)
-    lacking = out["folds_total"] - out["folds"]
-    for i, j in zip(*np.nonzero(lacking > 0)):  # only the groups with folds left out
-        notes[i, j] = f"{int(lacking[i, j])} folds lack a class and were left out"
-    notes[out["folds"] < 2] = "fewer than 2 folds hold both classes: no cross-validation interval"
+    total = out["folds_total"]
+    lacking = total - out["folds"]
+    rows = lacking > 0
+    if rows.any():  # "3 of 10 folds lack a class: ..." for the groups with such folds, as arrays
+        counts = np.char.add(np.char.add(lacking[rows].astype(np.int64).astype(str), " of "),
+                             np.asarray(total[rows], dtype=np.int64).astype(str))
+        notes[rows] = np.char.add(counts, " folds lack a class: no cross-validation interval "
+                                          "(use fewer folds than positives)").astype(object)
     return notes
 
 

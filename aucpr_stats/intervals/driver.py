@@ -21,6 +21,9 @@ from .._validate import choice_iv, flag_iv, integer_iv, level_iv, n_boot_iv, nam
 from ..estimators import ESTIMATORS
 from ..exceptions import InputError, InputTypeError
 from ..resample import DEFAULT_N_BOOT
+from .boundaries import join_notes
+from .edges import at_the_edges
+from .small_sample import warn_small_sample
 from .registry import DEFAULT_METHOD, INTERVAL_METHODS, IntervalMethod
 from .request import IntervalRequest
 
@@ -59,7 +62,7 @@ OPTIONS: dict[str, tuple[Any, Callable[[Any, Any], Any]]] = {
 def _methods_iv(method: Any, result: Any) -> tuple[IntervalMethod, ...]:
     """The requested methods of the result's metric; ``"all"`` is every method that serves its estimators."""
     registry = INTERVAL_METHODS[result.metric]
-    records = [ESTIMATORS[result.metric][name] for name in result.estimators]
+    records = result.estimator_records()
 
     def serves_all(m: IntervalMethod) -> bool:
         return m.serves is None or all(m.serves(r) for r in records)
@@ -104,10 +107,15 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
     result : AucprResult or AurocResult
     method : str, list of str or "all", optional
         The result's default when omitted (``"logit"`` for AUCPR, ``"delong"``
-        for AUROC). AUCPR: ``"logit"``, ``"binomial"``, ``"bootstrap"``,
-        ``"cross_validation"``, ``"per_positive"``. AUROC: ``"delong"``,
-        ``"logit"``, ``"hanley_mcneil"``, ``"bootstrap"``. ``"all"`` is every
-        method that serves the result's estimators. See ``docs/intervals.md``.
+        for AUROC). AUCPR: ``"logit"``, ``"binomial"``, ``"wilson"``,
+        ``"bootstrap"``, ``"cross_validation"``, ``"per_positive"``. AUROC:
+        ``"delong"``, ``"logit"``, ``"hanley_mcneil"``, ``"newcombe"``,
+        ``"bootstrap"``. ``"all"`` is every method that serves the result's
+        estimators. See ``docs/intervals.md``. At the edges (``.edges``):
+        one positive gives NaN; an estimate of 0 or 1, a standard error of 0
+        or a zero-width interval gets the score interval (Wilson for AUCPR,
+        Newcombe for AUROC); a bound outside [0, 1] is truncated; each says
+        so in ``note``.
     level : float
         Confidence level, strictly between 0 and 1.
     **options
@@ -133,6 +141,12 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
     folds : polars.DataFrame or None
         With ``return_folds=True``: one row per group, estimator and fold.
 
+    Warns
+    -----
+    SmallSampleWarning
+        A method used with fewer positives than it needs to keep its
+        coverage (:data:`.small_sample.MIN_POSITIVES`); the rows say so in ``note``.
+
     Raises
     ------
     InputError, InputTypeError
@@ -145,7 +159,8 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
     methods = _methods_iv(method, result)
     level = level_iv(level)
     request = IntervalRequest(result, level, _options_iv(methods, options, result))
-    computed = [m.compute(request) for m in methods]
+    computed = [at_the_edges(request, m, m.compute(request)) for m in methods]
+    _warn_small(request, methods, computed)
     frame = _assemble(request, methods, computed)
     return frame, request.extras.get("folds")
 
@@ -162,6 +177,11 @@ def fold_estimates(result: Any, folds: int | str | None = None, seed: Any = None
     return _frames.to_caller(frame, result.frame_kind)
 
 
+def _warn_small(request: IntervalRequest, methods: Sequence[IntervalMethod], computed: list) -> None:
+    """One SmallSampleWarning per call, naming the methods used below their minimum number of positives."""
+    warn_small_sample({m.name: int(out["small_sample"].sum()) for m, out in zip(methods, computed)})
+
+
 # ------------------------------------------------------------------ the frame
 def _notes(request: IntervalRequest, methods: Sequence[IntervalMethod], computed: list) -> np.ndarray:
     """(groups, estimators, methods) notes: the group's own, else "no estimate", else the method's."""
@@ -169,8 +189,8 @@ def _notes(request: IntervalRequest, methods: Sequence[IntervalMethod], computed
     shape = (*request.shape, len(methods))
     notes = np.full(shape, None, dtype=object)
     for k, (m, out) in enumerate(zip(methods, computed)):
-        if m.note is not None:
-            notes[:, :, k] = m.note(request, out)
+        own = m.note(request, out) if m.note is not None else np.full(request.shape, None, dtype=object)
+        notes[:, :, k] = np.where(out["edge_only"], out["edge_note"], join_notes(own, out["edge_note"]))
     notes[np.isnan(result.estimates)] = "no estimate"
     group_notes = np.asarray(result.notes, dtype=object)
     degenerate = np.flatnonzero([note is not None for note in result.notes])

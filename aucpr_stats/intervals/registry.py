@@ -15,6 +15,7 @@ import attrs
 import numpy as np
 
 from .bootstrap import bootstrap_method, bootstrap_note
+from .boundaries import newcombe_interval, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, wald_interval
 from .cross_validation import cross_validation_method, cross_validation_note
 from .delong import delong_se
@@ -46,6 +47,11 @@ class IntervalMethod:
         ``serves(estimator_record) -> bool``; None serves every estimator.
     needs : str
         What an estimator needs for this method (for the error message).
+    fallback : bool
+        Whether the driver replaces a boundary row (estimate 0 or 1, standard
+        error 0, zero width) by the metric's score interval
+        (:mod:`.edges`): True for the Wald-type methods and the percentile
+        bootstrap, False for the score intervals themselves.
     """
 
     name: str
@@ -55,6 +61,7 @@ class IntervalMethod:
     note: Callable | None = None
     serves: Callable | None = None
     needs: str = ""
+    fallback: bool = True
 
 
 def _closed(kernel: Callable) -> Callable:
@@ -79,33 +86,9 @@ def _delong_se(request) -> np.ndarray:
     return np.broadcast_to(se[:, None], request.shape)
 
 
-def _boundary_note(request, out) -> np.ndarray:
-    estimate = request.result.estimates
-    notes = np.full(estimate.shape, None, dtype=object)
-    for value in (0.0, 1.0):
-        notes[(estimate == value) & ~np.isnan(out["se"])] = (
-            f"estimate is {value:g}: the logit interval is its limit [0, 1]")
-    return notes
-
-
 def _delong_note(request, out) -> np.ndarray:
     notes = np.full(request.shape, None, dtype=object)
     notes[np.isnan(out["se"])] = "DeLong variance needs >= 2 positives and >= 2 negatives"
-    return notes
-
-
-def _logit_delong_note(request, out) -> np.ndarray:
-    notes = _boundary_note(request, out)
-    missing = np.isnan(out["se"])
-    notes[missing] = "DeLong variance needs >= 2 positives and >= 2 negatives"
-    return notes
-
-
-def _binomial_note(request, out) -> np.ndarray:
-    estimate = request.result.estimates
-    notes = np.full(estimate.shape, None, dtype=object)
-    for value in (0.0, 1.0):
-        notes[estimate == value] = f"estimate is {value:g}: the binomial interval has zero width"
     return notes
 
 
@@ -115,11 +98,11 @@ _BOOTSTRAP = IntervalMethod("bootstrap", bootstrap_method, options=("n_boot", "s
 #: Interval methods per metric, in display order; the first is not necessarily the default.
 INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
     "aucpr": {
-        "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _binomial_se(r), r.level)),
-                                note=_boundary_note),
+        "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _binomial_se(r), r.level))),
         "binomial": IntervalMethod("binomial", _closed(lambda est, r: binomial_interval(est, r.result.n_pos[:, None],
-                                                                                        r.level)),
-                                   note=_binomial_note),
+                                                                                        r.level))),
+        "wilson": IntervalMethod("wilson", _closed(lambda est, r: wilson_interval(est, r.result.n_pos[:, None],
+                                                                                  r.level)), fallback=False),
         "bootstrap": _BOOTSTRAP,
         "cross_validation": IntervalMethod(
             "cross_validation", cross_validation_method, options=("folds", "seed", "quantile", "return_folds"),
@@ -133,10 +116,13 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
                                  note=_delong_note),
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
-                                note=_logit_delong_note),
+                                note=_delong_note),
         "hanley_mcneil": IntervalMethod(
             "hanley_mcneil", _closed(lambda est, r: wald_interval(
                 est, hanley_mcneil_se(est, r.result.n_pos[:, None], r.result.n_neg[:, None]), r.level))),
+        "newcombe": IntervalMethod(
+            "newcombe", _closed(lambda est, r: newcombe_interval(est, r.result.n_pos[:, None],
+                                                                 r.result.n_neg[:, None], r.level)), fallback=False),
         "bootstrap": _BOOTSTRAP,
     },
 }

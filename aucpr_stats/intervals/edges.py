@@ -1,0 +1,98 @@
+"""What the driver does to every method's intervals at the edges: one place, arrays only.
+
+For each requested method, after it computed its (groups, estimators) arrays,
+:func:`at_the_edges` applies in this order:
+
+1. **cannot be formed**: a group with one positive gets NaN bounds (no
+   variance between positives can be estimated, and a bootstrap of one
+   positive only resamples the negatives), note :data:`.boundaries.CANNOT_FORM_NOTE`;
+2. **boundary fallback** (methods with ``fallback=True``: every Wald-type
+   method and the percentile bootstrap): where the method formed an
+   interval, an estimate of 0 or 1, a standard error of 0 or an interval of
+   zero width gets the metric's score interval
+   (:data:`BOUNDARY_METHOD`: Wilson's on the positives for AUCPR, Newcombe's
+   Method 5 for AUROC), note :data:`.boundaries.BOUNDARY_NOTE`;
+3. **truncation** to [0, 1], note :data:`.boundaries.TRUNCATED_NOTE`;
+4. **small samples**: fewer positives than :data:`.small_sample.MIN_POSITIVES`
+   gives the method: a note; the driver raises one
+   :class:`~aucpr_stats.exceptions.SmallSampleWarning` per call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .boundaries import (BOUNDARY_NOTE, CANNOT_FORM_NOTE, TRUNCATED_NOTE, join_notes, newcombe_interval, truncate,
+                         wilson_interval)
+from .small_sample import small_sample_mask, small_sample_note
+
+__all__ = ["BOUNDARY_METHOD", "boundary_interval", "at_the_edges"]
+
+#: The score interval each metric falls back on at the boundary.
+BOUNDARY_METHOD = {"aucpr": "wilson", "auroc": "newcombe"}
+
+
+def boundary_interval(request) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The metric's score interval for every group and estimator of the request: (lower, upper, se)."""
+    result = request.result
+    estimate = result.estimates
+    n_pos = result.n_pos[:, None].astype(np.float64)
+    if result.metric == "auroc":
+        return newcombe_interval(estimate, n_pos, result.n_neg[:, None], request.level)
+    return wilson_interval(estimate, n_pos, request.level)
+
+
+def _boundary_reason(estimate: np.ndarray, se: np.ndarray) -> np.ndarray:
+    reason = np.full(estimate.shape, "an interval of zero width", dtype=object)
+    reason[se == 0] = "a standard error of 0"
+    reason[estimate == 1.0] = "an estimate of 1"
+    reason[estimate == 0.0] = "an estimate of 0"
+    return reason
+
+
+def at_the_edges(request, method, out: dict) -> dict:
+    """``out`` with bounds formed, fallen back, truncated; adds ``edge_note``, ``edge_only`` and ``small_sample``.
+
+    ``edge_note`` (object array, None = no note) is joined to the method's
+    own note by the driver, or replaces it where ``edge_only`` (an interval
+    that cannot be formed).
+    """
+    result = request.result
+    shape = request.shape
+    lower = np.array(out["lower"], dtype=np.float64, copy=True)
+    upper = np.array(out["upper"], dtype=np.float64, copy=True)
+    se = np.broadcast_to(np.asarray(out["se"], dtype=np.float64), shape)
+    estimate = result.estimates
+    n_pos = np.broadcast_to(result.n_pos[:, None], shape)
+    notes = np.full(shape, None, dtype=object)
+
+    single = n_pos < 2
+    lower[single] = np.nan
+    upper[single] = np.nan
+    notes[single] = CANNOT_FORM_NOTE
+
+    edge = np.zeros(shape, dtype=bool)
+    if method.fallback:
+        with np.errstate(invalid="ignore"):
+            # only where the method formed an interval: a NaN on purpose (too few folds, ...) stays NaN
+            edge = (np.isfinite(estimate) & np.isfinite(lower) & np.isfinite(upper)
+                    & ((estimate <= 0.0) | (estimate >= 1.0) | (se == 0.0) | (lower == upper)))
+        if edge.any():
+            b_lower, b_upper, _ = boundary_interval(request)
+            lower[edge], upper[edge] = b_lower[edge], b_upper[edge]
+            name = BOUNDARY_METHOD[result.metric]
+            reason = _boundary_reason(estimate, se)[edge]
+            head, tail = BOUNDARY_NOTE.format(reason="\0", method=name).split("\0")
+            notes[edge] = np.char.add(np.char.add(head, reason.astype(str)), tail).astype(object)
+
+    lower, upper, truncated = truncate(lower, upper, 0.0, 1.0)
+    notes = join_notes(notes, np.where(truncated, TRUNCATED_NOTE.format(lo=0, hi=1), None))
+
+    # a boundary row holds the score interval: its own minimum applies
+    fallback = BOUNDARY_METHOD[result.metric]
+    own = small_sample_mask(result.metric, method.name, n_pos) & ~edge
+    other = small_sample_mask(result.metric, fallback, n_pos) & edge
+    small = (own | other) & np.isfinite(estimate)
+    notes = join_notes(notes, np.where(own & small, small_sample_note(result.metric, method.name), None))
+    notes = join_notes(notes, np.where(other & small, small_sample_note(result.metric, fallback), None))
+    return {**out, "lower": lower, "upper": upper, "edge_note": notes, "edge_only": single, "small_sample": small}

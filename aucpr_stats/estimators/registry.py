@@ -175,8 +175,10 @@ ROC_ESTIMATORS: dict[str, Estimator] = _registry(
 #: Every registry by metric.
 ESTIMATORS: dict[str, dict[str, Estimator]] = {"aucpr": PR_ESTIMATORS, "auroc": ROC_ESTIMATORS}
 
-#: The default estimator of each metric (the AUCPR default is backed by the bias study in docs/estimators.md).
-DEFAULT_ESTIMATOR = {"aucpr": "lower_trapezoid", "auroc": "a_prime"}
+#: The default estimator of each metric. AUCPR: of Boyd et al.'s three recommended estimators, the one with the
+#: smallest worst-case |bias ratio - 1| on continuous and ordinal scores (benchmarks/default_estimator.py,
+#: docs/estimators.md).
+DEFAULT_ESTIMATOR = {"aucpr": "interpolated_median", "auroc": "a_prime"}
 DEFAULT_PR_ESTIMATOR = DEFAULT_ESTIMATOR["aucpr"]
 DEFAULT_ROC_ESTIMATOR = DEFAULT_ESTIMATOR["auroc"]
 

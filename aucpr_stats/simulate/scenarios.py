@@ -36,6 +36,7 @@ __all__ = [
     "Binormal",
     "Bibeta",
     "OffsetUniform",
+    "Discretized",
     "SCENARIOS",
     "get_scenario",
     "class_counts",
@@ -352,6 +353,88 @@ SCENARIOS: dict[str, Scenario] = {
     "bibeta": Bibeta(),
     "offset_uniform": OffsetUniform(),
 }
+
+
+@attrs.frozen
+class Discretized(Scenario):
+    """An ordinal score: a continuous scenario cut into ``levels`` ordered categories.
+
+    The cut points are the ``i / levels`` quantiles of the equal mixture of
+    the two classes, so every level holds both classes (ties across classes
+    in every data set). Its true PR curve is the population one of a random
+    order within each level: the straight ROC segment between the population
+    points at consecutive levels, seen in PR space (the Davis-Goadrich
+    interpolation), and the true area is the sum of those crossings
+    (:func:`~aucpr_stats.estimators.tie_blocks.crossing_precision` with
+    population rates in place of counts).
+    """
+
+    base: Scenario = attrs.field(validator=attrs.validators.instance_of(Scenario))
+    levels: int = attrs.field(default=5)
+    name: ClassVar[str] = "discretized"
+
+    @levels.validator
+    def _check(self, attribute, value):
+        if not isinstance(value, (int, np.integer)) or value < 2:
+            raise InputError(f"`levels` must be an integer >= 2; got {value!r}")
+
+    @property
+    def label(self) -> str:
+        return f"{self.base.name}, {self.levels} levels"
+
+    def cuts(self) -> np.ndarray:
+        """Ascending cut points: quantiles ``1/levels, ..., (levels-1)/levels`` of the 50:50 mixture."""
+        from scipy import optimize
+
+        lo, hi = -1e3, 1e3
+
+        def mixture_cdf(c: float) -> float:
+            return 1.0 - 0.5 * float(self.base.sf_neg(np.array([c]))[0] + self.base.sf_pos(np.array([c]))[0])
+
+        return np.array([optimize.brentq(lambda c: mixture_cdf(c) - i / self.levels, lo, hi, xtol=1e-14)
+                         for i in range(1, self.levels)])
+
+    def _points(self) -> tuple[np.ndarray, np.ndarray]:
+        """Population (tpr, fpr) at thresholds "level >= l", from the top level down, with (0, 0) and (1, 1)."""
+        cuts = self.cuts()[::-1]
+        tpr = np.concatenate([[0.0], self.base.sf_pos(cuts), [1.0]])
+        fpr = np.concatenate([[0.0], self.base.sf_neg(cuts), [1.0]])
+        return tpr, fpr
+
+    def sf_neg(self, c):
+        """``P(level > c)``: a step function of ``c``."""
+        return np.interp(np.floor(np.asarray(c, float)), np.arange(-1, self.levels), self._points()[1][::-1])
+
+    def sf_pos(self, c):
+        return np.interp(np.floor(np.asarray(c, float)), np.arange(-1, self.levels), self._points()[0][::-1])
+
+    def draw(self, rng, size, positive):
+        return np.searchsorted(self.cuts(), self.base.draw(rng, size, positive)).astype(np.float64)
+
+    def precision_at_recall(self, recall, prevalence: float) -> np.ndarray:
+        """True precision along the straight ROC segments between levels (recall 0: the top level's)."""
+        prevalence = probability_iv(prevalence, "prevalence")
+        r = np.asarray(recall, dtype=np.float64)
+        tpr, fpr = self._points()
+        hi = np.clip(np.searchsorted(tpr, r, side="left"), 1, tpr.size - 1)
+        lo = hi - 1
+        t = (r - tpr[lo]) / (tpr[hi] - tpr[lo])
+        false_rate = fpr[lo] + t * (fpr[hi] - fpr[lo])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = prevalence * r / (prevalence * r + (1 - prevalence) * false_rate)
+            top = prevalence * tpr[1] / (prevalence * tpr[1] + (1 - prevalence) * fpr[1])
+        return np.where(r == 0, top, out)
+
+    def true_aucpr(self, prevalence: float) -> float:
+        """Sum over levels of the area of the Davis-Goadrich crossing of each level (exact)."""
+        from ..estimators.tie_blocks import crossing_precision
+
+        prevalence = probability_iv(prevalence, "prevalence")
+        tpr, fpr = self._points()
+        gained = np.diff(tpr)
+        mean_precision = crossing_precision(prevalence * tpr[:-1], (1 - prevalence) * fpr[:-1],
+                                            prevalence * gained, (1 - prevalence) * np.diff(fpr))
+        return float(np.sum(gained * mean_precision))
 
 
 def get_scenario(scenario: Any) -> Scenario:

@@ -32,6 +32,8 @@ import numpy as np
 import polars as pl
 
 from .._validate import integer_iv, level_iv, names_or_all_iv, probability_iv, seed_iv
+from ..estimators.registry import records
+from ..estimators.tie_blocks import ties_iv
 from ..estimators import PR_ESTIMATORS
 from ..estimators.engine import evaluate
 from ..exceptions import InputError, InputTypeError
@@ -174,6 +176,7 @@ def bias_study(
     n_sims: int = 1000,
     seed: Any = None,
     block_size: int | None = None,
+    ties: str = "interpolate",
 ) -> pl.DataFrame:
     """Bias ratio of AUCPR estimators on simulated data (Boyd et al. Figs. 4 and 5).
 
@@ -196,6 +199,10 @@ def bias_study(
         Data sets simulated and sorted together; default keeps about two
         million scores per block. Results depend on it only through the
         random stream, so keep it fixed to reproduce a study.
+    ties : {"interpolate", "published"}
+        How the estimators cross tie blocks holding both classes (see
+        :func:`aucpr_stats.aucpr`); matters for ordinal scenarios
+        (:class:`~aucpr_stats.simulate.scenarios.Discretized`).
 
     Returns
     -------
@@ -220,6 +227,7 @@ def bias_study(
     """
     scen, sizes, prevs, n_sims = _grid_iv(scenarios, n_total, prevalence, n_sims)
     names = names_or_all_iv(estimators, "estimators", list(PR_ESTIMATORS))
+    chosen = records("aucpr", names, ties_iv(ties))
     root = np.random.default_rng(seed_iv(seed))
     rows = []
     truth = _Truth()
@@ -227,12 +235,13 @@ def bias_study(
     for (scenario, n, p), cell_rng in zip(cells, root.spawn(len(cells))):
         theta = truth(scenario, p)
         blocks = _simulate_cell(scenario, n, p, n_sims, cell_rng, block_size)
-        estimates = np.concatenate([evaluate(ties, [PR_ESTIMATORS[name] for name in names]) for ties, _ in blocks])
+        estimates = np.concatenate([evaluate(table, chosen) for table, _ in blocks])
         n_pos, n_neg = class_counts(n, p)
         for j, name in enumerate(names):
             n_valid, mean, se = _mc_summary(estimates[:, j])
             sd = float(np.nanstd(estimates[:, j], ddof=1)) if n_valid > 1 else np.nan
-            rows.append((scenario.name, n, p, n_pos, n_neg, name, n_sims, n_valid, theta, mean, sd,
+            rows.append((getattr(scenario, "label", scenario.name), n, p, n_pos, n_neg, name, n_sims, n_valid, theta,
+                         mean, sd,
                          mean / theta, se / theta))
     schema = {"scenario": pl.String, "n_total": pl.Int64, "prevalence": pl.Float64, "n_pos": pl.Int64,
               "n_neg": pl.Int64, "estimator": pl.String, "n_sims": pl.Int64, "n_valid": pl.Int64,

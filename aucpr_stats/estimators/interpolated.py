@@ -80,11 +80,7 @@ def interpolated_mean(ties: TieTable, tie_blocks: str = "interpolate") -> np.nda
     ties : TieTable
         Segments with at least one positive.
     tie_blocks : {"interpolate", "published"}
-        ``"interpolate"``: the piece into a tie block holding both classes is
-        its Davis-Goadrich crossing from the counts before the block
-        (:mod:`aucpr_stats.estimators.tie_blocks`), not from the run's
-        summary precision; ``"published"``: Boyd et al.'s convention. The two
-        agree when no tie holds both classes.
+        As in :func:`interpolated_max`.
 
     Returns
     -------
@@ -121,11 +117,7 @@ def interpolated_median(ties: TieTable, tie_blocks: str = "interpolate") -> np.n
     ties : TieTable
         Segments with at least one positive.
     tie_blocks : {"interpolate", "published"}
-        ``"interpolate"``: the piece into a tie block holding both classes is
-        its Davis-Goadrich crossing from the counts before the block
-        (:mod:`aucpr_stats.estimators.tie_blocks`), not from the run's
-        summary precision; ``"published"``: Boyd et al.'s convention. The two
-        agree when no tie holds both classes.
+        As in :func:`interpolated_max`.
 
     Returns
     -------

@@ -70,11 +70,7 @@ def upper_trapezoid(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarr
     ties : TieTable
         Segments with at least one positive.
     tie_blocks : {"interpolate", "published"}
-        ``"interpolate"``: the piece into a tie block holding both classes is
-        its Davis-Goadrich crossing (:mod:`aucpr_stats.estimators.tie_blocks`),
-        so the curve starts at a mixed top block's precision; ``"published"``:
-        the straight line of Eq. (4), from (0, 1). The two agree when no tie
-        holds both classes.
+        As in :func:`lower_trapezoid` (the published line is that of Eq. 4).
 
     Returns
     -------

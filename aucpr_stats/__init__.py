@@ -24,6 +24,7 @@ from .exceptions import (
     LowEffectiveSampleSizeWarning,
     MissingValueError,
     OutcomeError,
+    SmallSampleWarning,
 )
 from .formula import Formula, FormulaError, parse_formula
 from .report import PublicationTable, comparison_table, publication_table
@@ -66,6 +67,7 @@ __all__ = [
     "InputError",
     "InputTypeError",
     "LowEffectiveSampleSizeWarning",
+    "SmallSampleWarning",
     "MissingValueError",
     "OutcomeError",
     "__version__",

@@ -147,8 +147,9 @@ def test_paired_bootstrap_is_reproducible_and_paired(metric):
 
 def test_bootstrap_p_value_formula():
     reps = np.array([[-0.2, 0.1, 0.3, 0.5, 0.0], [0.1, 0.2, 0.3, 0.4, 0.5]])
-    # first row: 2 replicates <= 0, 4 >= 0 -> 2 * (1 + 2) / 6; second: 0 <= 0 -> 2 * 1 / 6
-    np.testing.assert_allclose(bootstrap_p_value(reps), [1.0, 2 / 6])
+    # issue 14: (1 + extreme) / (B + 1) with extreme = 2 * min(#<= 0, #>= 0)
+    # first row: 2 replicates <= 0, 4 >= 0 -> (1 + 4) / 6; second: 0 <= 0 -> the floor 1 / 6
+    np.testing.assert_allclose(bootstrap_p_value(reps), [5 / 6, 1 / 6])
     assert np.isnan(bootstrap_p_value(np.full((1, 3), np.nan))[0])
 
 
@@ -215,7 +216,10 @@ def test_degenerate_group_is_noted():
     with pytest.warns(DegenerateGroupWarning, match="no negatives"):
         frame = compare(data, "y", ["a", "b"], by="g").to_frame()
     assert frame.filter(pl.col("g") == 2)["note"].to_list() == ["no negatives"]
-    assert frame.filter(pl.col("g") == 1)["note"].to_list() == [None]
+    # issue 14: 4 positives, the difference's Wald interval passes -1 and is truncated, and the group is flagged
+    assert frame.filter(pl.col("g") == 1)["note"].to_list() == [
+        "truncated to [-1, 1]; small sample: fewer than 20 positives, the delong test may not hold its size "
+        "(docs/validation.md)"]
 
 
 def test_summary_and_repr():
@@ -303,7 +307,7 @@ def test_unpaired_degenerate_level_is_noted():
     notes = dict(zip(zip(frame["site_a"], frame["site_b"]), frame["note"]))
     assert notes[("a", "b")] == "b: no negatives"
     assert notes[("b", "c")] == "a: no negatives"
-    assert notes[("a", "c")] is None
+    assert notes[("a", "c")].startswith("small sample: fewer than 20 positives")  # issue 14: 2 and 3 positives
     assert frame.filter(pl.col("site_b") == "b")["difference"].is_nan().all()
 
 

@@ -82,7 +82,7 @@ def test_all_methods_include_per_positive_only_when_supported():
 def test_boundary_estimate_notes():
     df = pl.DataFrame({"y": [1, 1, 0, 0], "s": [4.0, 3.0, 2.0, 1.0]})
     with pytest.warns(SmallSampleWarning):
-        frame = aucpr(df, "y", "s").conf_int(method=["logit", "binomial"])
+        frame = aucpr(df, "y", "s", estimator="average_precision").conf_int(method=["logit", "binomial"])
     assert frame["estimate"].to_list() == [1.0, 1.0]
     # issue 14: no longer [0, 1] (logit) or [1, 1] (binomial), but Wilson's [n/(n + z^2), 1] on n = 2 positives
     z2 = 1.959963984540054 ** 2

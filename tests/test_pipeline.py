@@ -99,7 +99,7 @@ def test_the_same_mistake_raises_the_same_error_for_every_metric(metric, kwargs,
 
 def test_one_logit_interval_for_both_metrics_at_the_boundary():
     separated = pl.DataFrame({"y": [1, 1, 1, 0, 0, 0], "s": [6.0, 5, 4, 3, 2, 1]})
-    for result in (aucpr(separated, "y", "s"), auroc(separated, "y", "s")):
+    for result in (aucpr(separated, "y", "s", estimator="average_precision"), auroc(separated, "y", "s")):
         # issue 14: the boundary fallback of each metric, no longer the uninformative limit [0, 1]
         row = result.conf_int(method="logit").row(0, named=True)
         fallback = result.conf_int(method="wilson" if result.metric == "aucpr" else "newcombe").row(0, named=True)

@@ -83,11 +83,12 @@ print(table, "\n")
 (OUT / "table2.html").write_text(table.to_html(caption="Discrimination by lesion size") + "\n", encoding="utf-8")
 (OUT / "table2.csv").write_text(table.to_csv(), encoding="utf-8")
 
-# The cells are exactly the numbers of conf_int(), rounded for display.
+# The cells are exactly the numbers of conf_int(), rounded for display; footnote marks
+# († truncated, ‡ boundary fallback, § small sample) follow what the `note` column says.
 ci = pl.from_dataframe(roc.conf_int(method="delong"))
 first = ci.row(0, named=True)
 assert table.cells[1, table.cells.columns.index(f"{LABELS['logistic']}: AUROC (95% CI)")] == (
-    f"{first['estimate']:.2f} ({first['lower']:.2f}\u2013{first['upper']:.2f})")
+    f"{first['estimate']:.2f} ({first['lower']:.2f}\u2013{first['upper']:.2f})\u2020\u00a7")
 
 # A bootstrap column next to DeLong: same data, a resampling interval (seeded).
 boot = publication_table(roc, method=["delong", "bootstrap"], digits=3, labels=LABELS,

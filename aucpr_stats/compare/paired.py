@@ -28,7 +28,7 @@ from ..estimators.roc import delong_components, placement_values
 from ..ingest import Ingested, PairedScores
 from ..resample import Streams, replicate_chunks
 from ..ties import TieTable
-from .statistics import difference_columns
+from .statistics import difference_columns, warn_small_rows, with_edge_notes
 
 __all__ = ["delong_paired", "joint_cells", "paired_bootstrap", "compare_paired"]
 
@@ -172,7 +172,7 @@ def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, com
     if method == "bootstrap":
         streams = Streams.for_keys(seed, keys, spec.by, "compare")
         replicates = paired_bootstrap(paired, estimators, common["n_boot"], streams)
-    blocks = []
+    blocks, flagged = [], {}
     for a, b in _pairs(spec.scores, common["reference"]):
         if method == "delong":
             _, _, var_a, var_b, cov = delong_paired(tables[a], paired.rows[a], tables[b], paired.rows[b],
@@ -190,6 +190,7 @@ def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, com
                     note[g] = "the two scores order every pair alike: difference and SE are 0"
             else:
                 columns = difference_columns(diff, method, level, replicates=(replicates[a, j], replicates[b, j]))
+            note = with_edge_notes(columns, note, common["metric"], method, n_pos, flagged)
             block = pl.DataFrame({
                 "score_a": [spec.scores[a]] * n_groups,
                 "score_b": [spec.scores[b]] * n_groups,
@@ -205,4 +206,5 @@ def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, com
             if spec.by:
                 block = pl.concat([keys.select(spec.by), block], how="horizontal")
             blocks.append(block.with_columns(pl.Series("__group", np.arange(n_groups))))
+    warn_small_rows(flagged)
     return pl.concat(blocks).sort("__group", maintain_order=True).drop("__group")

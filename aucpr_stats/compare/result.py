@@ -8,6 +8,7 @@ import attrs
 import polars as pl
 
 from .. import _frames
+from ..report.cells import format_p
 from ..report.text import text_table
 
 __all__ = ["ComparisonResult"]
@@ -104,7 +105,12 @@ class ComparisonResult:
             drop.append("estimator")
         if "n_missing" in frame.columns and frame["n_missing"].sum() == 0:
             drop.append("n_missing")
-        return f"{self._title()}\n{text_table(frame.drop(drop), digits=digits)}"
+        # a bootstrap p-value at its floor 1/(B + 1) prints "<x", never 0 (issue 14); tiny ones "<0.0001"
+        floor = 1.0 / (self.n_boot + 1.0) if self.method == "bootstrap" and self.n_boot else None
+        frame = frame.with_columns(pl.Series("p_value", [format_p(p, digits, "NaN", floor=floor)
+                                                         for p in frame["p_value"].to_list()], dtype=pl.String))
+        numeric = [c for c in frame.columns if frame[c].dtype.is_numeric() or c == "p_value"]
+        return f"{self._title()}\n{text_table(frame.drop(drop), digits=digits, right_align=numeric)}"
 
     __str__ = summary
 

@@ -1,4 +1,10 @@
-"""The statistics of a difference: a normal (DeLong) test and the bootstrap's percentile interval and p-value."""
+"""The statistics of a difference: a normal (DeLong) test and the bootstrap's percentile interval and p-value.
+
+Every interval of a difference of two areas is kept inside [-1, 1] (a Wald
+bound past it is truncated, and the comparison's note says so), and the
+rows compared with fewer positives than the test needs are flagged
+(:func:`small_sample_notes`).
+"""
 
 from __future__ import annotations
 
@@ -6,33 +12,60 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..intervals import normal_quantile, percentile_interval
+from ..intervals.boundaries import TRUNCATED_NOTE, join_notes, truncate
+from ..intervals.small_sample import small_sample_mask, small_sample_note, warn_small_sample
 
-__all__ = ["bootstrap_p_value", "normal_test", "bootstrap_summary", "difference_columns"]
+__all__ = ["bootstrap_p_value", "p_value_floor", "normal_test", "bootstrap_summary", "difference_columns",
+           "with_edge_notes", "warn_small_rows"]
 
 
 def bootstrap_p_value(replicates: np.ndarray) -> np.ndarray:
     r"""Two-sided bootstrap p-value of "difference = 0", over the last axis.
 
-    The p-value of the percentile interval: the smallest :math:`\alpha` for
-    which the :math:`1-\alpha` percentile interval of the replicated
-    differences :math:`\Delta^*_b` excludes 0, with the usual add-one
-    correction so that it is never 0:
+    The p-value of the percentile interval (the smallest :math:`\alpha` for
+    which the equal-tailed :math:`1-\alpha` percentile interval of the
+    replicated differences :math:`\Delta^*_b` excludes 0), as a Monte Carlo
+    p-value with the add-one correction of Davison & Hinkley (1997, Eq. 4.11):
 
     .. math::
 
-        p = \min\left(1,\ 2\,\frac{1 + \min\big(\#\{\Delta^*_b \le 0\},\ \#\{\Delta^*_b \ge 0\}\big)}{B + 1}\right).
+        p = \min\left(1,\ \frac{1 + E}{B + 1}\right), \qquad
+        E = 2\min\big(\#\{\Delta^*_b \le 0\},\ \#\{\Delta^*_b \ge 0\}\big),
 
-    Replicates equal to 0 count on both sides (conservative with ties). NaN
-    replicates are ignored; NaN when none is left.
+    ``E`` the extreme replicates: those on the far side of 0, counted in both
+    tails (the smaller tail doubled). It is never 0: its floor is
+    :math:`1/(B+1)` (:func:`p_value_floor`), which tables print as "< x".
+    ``p <= alpha`` implies that the :math:`1-\alpha` percentile interval
+    excludes 0. Replicates equal to 0 count on both sides (conservative with
+    ties). NaN replicates are ignored (``B`` counts the others); NaN when
+    none is left.
+
+    References
+    ----------
+    Davison, A. C., Hinkley, D. V. (1997). Bootstrap Methods and their
+    Application. Cambridge University Press, section 4.2.
+
+    Examples
+    --------
+    >>> bootstrap_p_value(np.array([0.1, 0.2, -0.05, 0.3]))  # E = 2 of B = 4
+    array(0.6)
+    >>> bootstrap_p_value(np.array([0.1, 0.2, 0.05, 0.3]))   # the floor 1/(B + 1)
+    array(0.2)
     """
     replicates = np.asarray(replicates, dtype=np.float64)
     finite = ~np.isnan(replicates)
     n = finite.sum(axis=-1)
     below = np.sum(finite & (replicates <= 0), axis=-1)
     above = np.sum(finite & (replicates >= 0), axis=-1)
+    extreme = 2.0 * np.minimum(below, above)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.minimum(1.0, 2.0 * (1.0 + np.minimum(below, above)) / (n + 1.0))
+        p = np.minimum(1.0, (1.0 + extreme) / (n + 1.0))
     return np.where(n > 0, p, np.nan)
+
+
+def p_value_floor(n_boot) -> np.ndarray:
+    """The smallest bootstrap p-value :func:`bootstrap_p_value` can give with ``n_boot`` replicates: ``1/(B + 1)``."""
+    return 1.0 / (np.asarray(n_boot, dtype=np.float64) + 1.0)
 
 
 
@@ -72,6 +105,11 @@ def difference_columns(diff: np.ndarray, method: str, level: float, *, variance:
     Bootstrap (``replicates = (rep_a, rep_b)``): :func:`bootstrap_summary`,
     with ``z = difference / se``. ``correlation`` of the two estimates: given
     (DeLong), or that of the replicates unless NaN is passed (independent groups).
+
+    A difference of two areas lies in [-1, 1]: a Wald bound past it is
+    truncated there (the percentile interval cannot pass it). The returned
+    dict also holds ``"truncated"`` (boolean), which is not a table column:
+    :func:`with_edge_notes` pops it into the notes.
     """
     if method == "delong":
         se, z, p, lower, upper = normal_test(diff, variance, level)
@@ -80,6 +118,28 @@ def difference_columns(diff: np.ndarray, method: str, level: float, *, variance:
         correlation = replicate_correlation if correlation is None else correlation
         with np.errstate(invalid="ignore", divide="ignore"):
             z = np.where(se > 0, diff / se, np.nan)
+    lower, upper, truncated = truncate(lower, upper, -1.0, 1.0)
     return {"difference": diff, "se": se, "z": z, "p_value": p, "method": [method] * diff.size,
             "level": [level] * diff.size, "lower": lower, "upper": upper,
-            "correlation": np.broadcast_to(correlation, diff.shape)}
+            "correlation": np.broadcast_to(correlation, diff.shape), "truncated": truncated}
+
+
+def with_edge_notes(columns: dict, notes: list, metric: str, method: str, n_pos, counts: dict) -> list:
+    """The comparison notes with "truncated to [-1, 1]" and small-sample notes added; pops ``columns["truncated"]``.
+
+    ``n_pos`` is the number of positives behind each row (the smaller side
+    for an unpaired comparison); ``counts`` collects the flagged rows per
+    method for one :class:`~aucpr_stats.exceptions.SmallSampleWarning` per
+    call (:func:`warn_small_rows`).
+    """
+    truncated = np.asarray(columns.pop("truncated"), dtype=bool)
+    small = small_sample_mask(metric, method, n_pos, compare=True) & np.isfinite(columns["difference"])
+    counts[method] = counts.get(method, 0) + int(small.sum())
+    extra = join_notes(np.where(truncated, TRUNCATED_NOTE.format(lo=-1, hi=1), None),
+                       np.where(small, small_sample_note(metric, method, compare=True), None))
+    return join_notes(np.asarray(notes, dtype=object), extra).tolist()
+
+
+def warn_small_rows(counts: dict) -> None:
+    """One SmallSampleWarning for a comparison with rows below the test's minimum number of positives."""
+    warn_small_sample(counts, compare=True)

@@ -1,9 +1,18 @@
-"""Unpaired comparisons: one score between independent groups of rows (``between="site"``).
+r"""Unpaired comparisons: one score between independent groups of rows (``between="site"``).
 
 The levels of ``between`` (hospitals, data sets stacked with a ``source``
 column) hold different rows, so their AUCs are independent: the variance of
 the difference is the sum of the variances (DeLong), or the levels are
 bootstrapped independently, each from its own random stream.
+
+**Reference distribution.** The unpaired DeLong statistic
+:math:`z = (\hat A_a - \hat A_b)/\sqrt{V_a + V_b}` is referred to the
+standard normal distribution (DeLong, DeLong & Clarke-Pearson 1988), for
+the p-value and the interval. pROC's ``roc.test(paired = FALSE)`` refers the
+same statistic to a Student t with
+:math:`\nu = (V_a + V_b)^2 / (V_a^2/(N_a - 1) + V_b^2/(N_b - 1))` degrees of
+freedom (``N`` the cases of a group), which gives a slightly larger p-value
+in small groups; ``docs/compare.md`` shows how to compute it from the table.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from ..estimators.roc import delong_components
 from ..exceptions import InputError
 from ..ingest import Ingested
 from ..resample import Streams, bootstrap_estimates
-from .statistics import difference_columns
+from .statistics import difference_columns, warn_small_rows, with_edge_notes
 
 __all__ = ["compare_unpaired"]
 
@@ -63,7 +72,7 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
         streams = Streams.for_keys(seed, keys.filter(pl.Series(usable)), ingested.key_columns, "compare")
         replicates = np.full((len(estimators), n_seg, common["n_boot"]), np.nan)
         replicates[:, usable] = bootstrap_estimates(sub, estimators, common["n_boot"], streams=streams)
-    blocks = []
+    blocks, flagged = [], {}
     for j in range(len(estimators)):
         diff = estimates[j, seg_a] - estimates[j, seg_b]
         # independent groups: no covariance (DeLong) and no correlation
@@ -79,6 +88,8 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
             if not parts and common["method"] == "delong" and (np.isnan(var[a]) or np.isnan(var[b])):
                 parts = ["DeLong variance needs >= 2 positives and >= 2 negatives"]
             note.append("; ".join(parts) or None)
+        note = with_edge_notes(columns, note, common["metric"], common["method"],
+                               np.minimum(n_pos[seg_a], n_pos[seg_b]), flagged)
         count = seg_a.size
         block = pl.DataFrame({
             "estimator": [names[j]] * count,
@@ -93,4 +104,5 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
         })
         head = joined.select(*match, pl.col("__level_a").alias(f"{between}_a"), pl.col("__level_b").alias(f"{between}_b"))
         blocks.append(pl.concat([head, block], how="horizontal").with_columns(pl.Series("__pair", np.arange(count))))
+    warn_small_rows(flagged)
     return pl.concat(blocks).sort("__pair", maintain_order=True).drop("__pair")

@@ -11,7 +11,17 @@ from typing import Any, Mapping
 
 from .._validate import SCORE_KEY
 
-__all__ = ["DEFAULT_LABELS", "Labels", "pretty_name", "level_text", "format_number", "format_cell", "format_p"]
+__all__ = ["DEFAULT_LABELS", "Labels", "pretty_name", "level_text", "format_number", "format_cell", "format_p",
+           "MARKS", "note_marks", "marks_footnote"]
+
+#: Footnote marks of interval cells, by what their ``note`` says (issue 14): the text the
+#: note holds (:mod:`aucpr_stats.intervals.boundaries`, ``.small_sample``) and the footnote.
+MARKS = {
+    "\u2020": ("truncated to [", "interval truncated to the parameter space (a Wald bound passed it)"),
+    "\u2021": ("boundary fallback:", "estimate at the boundary or a standard error of 0: score interval "
+                                     "(Wilson on the positives for AUCPR, Newcombe 2006 for AUROC)"),
+    "\u00a7": ("small sample:", "fewer positives than the method needs to keep its coverage (docs/validation.md)"),
+}
 
 #: Labels used unless ``labels=`` says otherwise.
 DEFAULT_LABELS = {
@@ -75,10 +85,37 @@ def format_cell(estimate: Any, lower: Any = None, upper: Any = None, *, digits: 
 
 
 
-def format_p(p: Any, digits: int = 3, na: str = "NA") -> str:
-    """A p-value as journals print it: ``"0.012"``, ``"<0.001"`` below ``10**-digits``."""
+def format_p(p: Any, digits: int = 3, na: str = "NA", floor: float | None = None) -> str:
+    """A p-value as journals print it: ``"0.012"``, ``"<0.001"`` below ``10**-digits``.
+
+    ``floor`` is the resolution of a Monte Carlo p-value (``1/(B + 1)`` for
+    the bootstrap's, :func:`aucpr_stats.compare.statistics.p_value_floor`):
+    a p-value at the floor prints as ``"<"`` and the floor rounded up, e.g.
+    ``"<0.005"`` with 200 replicates, never as ``"0.000"``.
+
+    Examples
+    --------
+    >>> format_p(0.0123), format_p(2e-5), format_p(1 / 201, floor=1 / 201), format_p(0.3, floor=1 / 201)
+    ('0.012', '<0.001', '<0.005', '0.300')
+    """
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return na
-    floor = 10.0 ** -digits
-    return f"<{floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"
+    if floor is not None and p <= floor * (1.0 + 1e-9):
+        scale = 10.0 ** digits
+        shown = math.ceil(floor * scale * (1.0 - 1e-12)) / scale  # the floor rounded up to the digits shown
+        return f"<{max(shown, 1.0 / scale):.{digits}f}"
+    smallest = 10.0 ** -digits
+    return f"<{smallest:.{digits}f}" if p < smallest else f"{p:.{digits}f}"
+
+
+def note_marks(note: Any) -> str:
+    """The footnote marks (:data:`MARKS`) of a cell whose interval has this ``note``; ``""`` for none."""
+    if not note:
+        return ""
+    return "".join(mark for mark, (text, _) in MARKS.items() if text in note)
+
+
+def marks_footnote(used: Any) -> str:
+    """The footnote lines of the marks used, in :data:`MARKS` order (``""`` when none)."""
+    return " ".join(f"{mark} {text}." for mark, (_, text) in MARKS.items() if mark in set(used))
 

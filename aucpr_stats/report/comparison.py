@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import polars as pl
 
 from ..exceptions import InputError, InputTypeError
-from .cells import Labels, format_cell, format_number, format_p, level_text, pretty_name
+from .cells import Labels, format_cell, format_number, format_p, level_text, marks_footnote, note_marks, pretty_name
 from .table import PublicationTable
 
 __all__ = ["comparison_table"]
@@ -33,7 +33,10 @@ def comparison_table(
     digits : int
         Decimals of the areas and the difference.
     p_digits : int
-        Decimals of the p-value; smaller values print as ``"<0.001"``.
+        Decimals of the p-value; smaller values print as ``"<0.001"``, and a
+        bootstrap p-value at its resolution floor ``1/(B + 1)`` as ``"<"``
+        and the floor (``"<0.005"`` with 200 replicates). A difference
+        interval truncated to [-1, 1] is marked with a footnote.
     labels : dict, optional
         Display labels for key columns and their values, score names,
         ``"n_pos"``/``"n_neg"``, metrics and whole headers.
@@ -95,9 +98,12 @@ def comparison_table(
             columns[label("n_neg")] = [f"{p} / {q}" for p, q in frame.select("n_neg_a", "n_neg_b").iter_rows()]
     columns[label(head_a)] = [format_number(v, digits, na) for v in frame["estimate_a"].to_list()]
     columns[label(head_b)] = [format_number(v, digits, na) for v in frame["estimate_b"].to_list()]
-    columns[label(ci)] = [format_cell(d, lo, hi, digits=digits, sep=sep, na=na)
-                          for d, lo, hi in frame.select("difference", "lower", "upper").iter_rows()]
-    columns[label("p")] = [format_p(p, p_digits, na) for p in frame["p_value"].to_list()]
+    marks = [note_marks(n) for n in frame["note"].to_list()]
+    columns[label(ci)] = [format_cell(d, lo, hi, digits=digits, sep=sep, na=na) + mark
+                          for (d, lo, hi), mark in zip(frame.select("difference", "lower", "upper").iter_rows(), marks)]
+    # a bootstrap p-value at its resolution floor 1/(B + 1) prints as "<x" (issue 14)
+    floor = 1.0 / (result.n_boot + 1.0) if result.method == "bootstrap" and result.n_boot else None
+    columns[label("p")] = [format_p(p, p_digits, na, floor=floor) for p in frame["p_value"].to_list()]
     cells = pl.DataFrame(columns)
     key_labels = tuple(c for c in cells.columns[: len(keys) + (not one_pair) + several_estimators])
     how = {"delong": "DeLong test", "bootstrap": "stratified bootstrap"}.get(result.method, pretty_name(result.method))
@@ -105,6 +111,8 @@ def comparison_table(
     note = (f"{metric}: difference = first minus second, {level_text(result.level)} confidence interval and "
             f"two-sided p-value from the {kind} {how}"
             + (f" ({result.n_boot} replicates)" if getattr(result, "n_boot", None) else "") + ".")
+    footnote = marks_footnote("".join(marks)).replace("the parameter space", "[-1, 1]")
+    note = f"{note} {footnote}" if footnote else note
     return PublicationTable(cells=cells, key_columns=key_labels,
                             numeric_columns=tuple(c for c in cells.columns if c not in key_labels),
                             note=note, frame_kind=result.frame_kind)

@@ -16,7 +16,7 @@ import polars as pl
 
 from .._validate import SCORE_KEY, level_iv
 from ..exceptions import InputError, InputTypeError
-from .cells import Labels, format_cell, level_text, pretty_name
+from .cells import Labels, format_cell, level_text, marks_footnote, note_marks, pretty_name
 from .comparison import comparison_table
 from .table import PublicationTable
 
@@ -116,6 +116,7 @@ def _long_cells(results: list, method: Any, level: float, options: Mapping, meth
     """One long frame of display cells (row keys, column id, text), the column ids in order, and the methods shown."""
     long_parts: list[pl.DataFrame] = []
     column_order: list[tuple] = []
+    used_marks: set[str] = set()
     methods_by_metric: dict[str, list] = {r.metric: [] for r in results}
     for r in results:
         score_names = list(r.score) if isinstance(r.score, tuple) else [r.score]
@@ -129,6 +130,10 @@ def _long_cells(results: list, method: Any, level: float, options: Mapping, meth
                 format_cell(e, lo, hi, digits=digits, sep=sep, na=na, interval=m is not None)
                 for e, lo, hi in zip(frame["estimate"].to_list(), frame["lower"].to_list(), frame["upper"].to_list())
             ]
+            if m is not None and "note" in frame.columns:  # footnote marks: truncated, boundary fallback, small sample (issue 14)
+                marks = [note_marks(n) for n in frame["note"].to_list()]
+                used_marks.update("".join(marks))
+                cells = [cell + mark for cell, mark in zip(cells, marks)]
             frame = frame.with_columns(pl.Series("__cell", cells, dtype=pl.String))
             for s in score_names if score_to_columns else [None]:
                 for est in r.estimators:
@@ -140,7 +145,7 @@ def _long_cells(results: list, method: Any, level: float, options: Mapping, meth
                         keep = keep & (pl.col(SCORE_KEY) == s)
                     part = frame.filter(keep).with_columns(pl.lit(repr(col_id)).alias("__col"))
                     long_parts.append(part.select(*row_keys, "__col", "__cell"))
-    return pl.concat(long_parts, how="vertical_relaxed"), column_order, methods_by_metric
+    return pl.concat(long_parts, how="vertical_relaxed"), column_order, methods_by_metric, used_marks
 
 
 def _headers(column_order: list[tuple], estimators_by_metric: dict, methods_by_metric: dict, level: float,
@@ -284,8 +289,8 @@ def publication_table(
     row_keys = list(group_keys) + ([SCORE_KEY] if any_multi and not score_to_columns else [])
 
     counts_frame = _counts_frame(results, group_keys, score_to_columns, any_multi)
-    long, column_order, methods_by_metric = _long_cells(results, method, level, conf_int_options, method_options,
-                                                        row_keys, score_to_columns, digits, sep, na)
+    long, column_order, methods_by_metric, used_marks = _long_cells(
+        results, method, level, conf_int_options, method_options, row_keys, score_to_columns, digits, sep, na)
     estimators_by_metric: dict[str, set] = {}
     for r in results:
         estimators_by_metric.setdefault(r.metric, set()).update(r.estimators)
@@ -326,7 +331,8 @@ def publication_table(
         n_overall = table.height - n_before
     return PublicationTable(
         cells=table, key_columns=key_labels, numeric_columns=numeric,
-        note=_footnote(results, estimators_by_metric, methods_by_metric, level, label),
+        note=" ".join(filter(None, [_footnote(results, estimators_by_metric, methods_by_metric, level, label),
+                                    marks_footnote(used_marks)])),
         frame_kind=results[0].frame_kind, n_overall=n_overall,
     )
 

@@ -10,6 +10,8 @@ AUCPR
 ``logit`` (default)  :func:`~.closed_form.logit_interval` with the binomial SE:
                      Wald interval on the logit scale, mapped back; in [0, 1]
 ``binomial``         :func:`~.closed_form.binomial_interval`: estimate ± z·SE
+``wilson``           :func:`~.boundaries.wilson_interval`: Wilson's score
+                     interval on the positives; the boundary fallback
 ``bootstrap``        :mod:`.bootstrap`: stratified, multinomial counts of the
                      tie table, percentile interval
 ``cross_validation`` :mod:`.cross_validation`: stratified random folds or the
@@ -20,16 +22,22 @@ AUROC
 ``delong`` (default) :mod:`.delong`: A' ± z·SE with DeLong's SE
 ``logit``            :func:`~.closed_form.logit_interval` with DeLong's SE
 ``hanley_mcneil``    :mod:`.hanley_mcneil`: A' ± z·SE, exponential model
+``newcombe``         :func:`~.boundaries.newcombe_interval`: Newcombe (2006)
+                     Method 5 score interval; the boundary fallback
 ``bootstrap``        as for AUCPR
 ==================== ==========================================================
 
-See ``docs/intervals.md`` and ``docs/roc.md`` for the formulas, and
+Every method's rows then go through :mod:`.edges` (one positive: NaN; an
+estimate of 0 or 1 or a zero SE: the score interval; bounds truncated to
+[0, 1]; small samples flagged, :mod:`.small_sample`). See
+``docs/intervals.md`` and ``docs/roc.md`` for the formulas, and
 ``docs/simulation.md`` for the measured coverage.
 """
 
 from __future__ import annotations
 
 from .bootstrap import percentile_interval, replicate_summary
+from .boundaries import newcombe_interval, truncate, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, normal_quantile, t_quantile, wald_interval
 from .cross_validation import cv_interval, folds_matrix
 from .delong import delong_se
@@ -52,6 +60,9 @@ __all__ = [
     "wald_interval",
     "binomial_se",
     "binomial_interval",
+    "wilson_interval",
+    "newcombe_interval",
+    "truncate",
     "logit_interval",
     "delong_se",
     "hanley_mcneil_se",

@@ -206,9 +206,10 @@ class EstimateResult(GroupedResult):
         ----------
         method : str, list of str or "all", optional
             AUCPR: ``"logit"`` (default; Boyd et al. 2013 found it valid and
-            it stays in [0, 1]), ``"binomial"``, ``"bootstrap"``,
+            it stays in [0, 1]), ``"binomial"``, ``"wilson"``, ``"bootstrap"``,
             ``"cross_validation"``, ``"per_positive"``. AUROC: ``"delong"``
-            (default), ``"logit"``, ``"hanley_mcneil"``, ``"bootstrap"``.
+            (default), ``"logit"``, ``"hanley_mcneil"``, ``"newcombe"``,
+            ``"bootstrap"``.
         level : float
             Confidence level.
         **options
@@ -222,7 +223,19 @@ class EstimateResult(GroupedResult):
             The caller's frame type, one row per group, estimator and method:
             keys, ``estimator``, ``estimate``, ``method``, ``level``,
             ``lower``, ``upper``, ``se``, method columns, ``n_pos``, ``n_neg``,
-            ``note``. See :func:`aucpr_stats.intervals.conf_int`.
+            ``note``. At the edges the ``note`` says what was done: one
+            positive gives NaN; an estimate of 0 or 1, a standard error of 0
+            or a zero-width interval gets the score interval (Wilson for
+            AUCPR, Newcombe for AUROC); a bound outside [0, 1] is truncated;
+            a method used below the number of positives it needs to keep its
+            coverage is flagged (``docs/validation.md``). See
+            :func:`aucpr_stats.intervals.conf_int`.
+
+        Warns
+        -----
+        SmallSampleWarning
+            Once per call, when some rows use a method below its minimum
+            number of positives (:data:`aucpr_stats.intervals.small_sample.MIN_POSITIVES`).
         """
         out = self.conf_int_polars(method=method, level=level, **options)
         if isinstance(out, tuple):

@@ -23,7 +23,7 @@ from pathlib import Path
 import polars as pl
 
 from aucpr_stats.simulate import SCENARIOS, bias_study
-from aucpr_stats.simulate.scenarios import Discretized
+from aucpr_stats.simulate.scenarios import Binormal, Discretized
 
 CANDIDATES = ("lower_trapezoid", "average_precision", "interpolated_median")
 N_TOTAL = (100, 500, 1000, 5000, 10000)
@@ -31,10 +31,11 @@ PREVALENCE = (0.01, 0.1, 0.5)
 HERE = Path(__file__).parent
 
 
-def scenarios(base_names=("binormal", "bibeta")):
+def scenarios():
+    """Boyd et al.'s binormal and bibeta, and a well-separated binormal (true AUCPR near 1), each continuous
+    and cut into 10, 5 and 3 levels."""
     out = []
-    for name in base_names:
-        base = SCENARIOS[name]
+    for base in (SCENARIOS["binormal"], SCENARIOS["bibeta"], Binormal(mu=3.0)):
         out.append(base)
         out.extend(Discretized(base, levels) for levels in (10, 5, 3))
     return out

@@ -85,6 +85,11 @@ class Scenario:
     """
 
     name: ClassVar[str] = "scenario"
+
+    @property
+    def label(self) -> str:
+        """The name shown in study tables (with the parameters that differ from Boyd et al.'s)."""
+        return self.name
     #: Recall values where the true curve has a kink (split points for quadrature).
     _kinks: ClassVar[tuple[float, ...]] = ()
 
@@ -247,6 +252,10 @@ class Binormal(Scenario):
     mu: float = attrs.field(default=1.0, converter=float)
     name: ClassVar[str] = "binormal"
 
+    @property
+    def label(self) -> str:
+        return self.name if self.mu == 1.0 else f"{self.name}, mu={self.mu:g}"
+
     @mu.validator
     def _check(self, attribute, value):
         if not (np.isfinite(value) and value > 0):
@@ -380,7 +389,7 @@ class Discretized(Scenario):
 
     @property
     def label(self) -> str:
-        return f"{self.base.name}, {self.levels} levels"
+        return f"{self.base.label}, {self.levels} levels"
 
     def cuts(self) -> np.ndarray:
         """Ascending cut points: quantiles ``1/levels, ..., (levels-1)/levels`` of the 50:50 mixture."""

@@ -240,7 +240,7 @@ def bias_study(
         for j, name in enumerate(names):
             n_valid, mean, se = _mc_summary(estimates[:, j])
             sd = float(np.nanstd(estimates[:, j], ddof=1)) if n_valid > 1 else np.nan
-            rows.append((getattr(scenario, "label", scenario.name), n, p, n_pos, n_neg, name, n_sims, n_valid, theta,
+            rows.append((scenario.label, n, p, n_pos, n_neg, name, n_sims, n_valid, theta,
                          mean, sd,
                          mean / theta, se / theta))
     schema = {"scenario": pl.String, "n_total": pl.Int64, "prevalence": pl.Float64, "n_pos": pl.Int64,

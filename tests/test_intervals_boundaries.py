@@ -217,3 +217,21 @@ def test_every_method_has_a_minimum_and_the_fallbacks_are_registered():
         for name in methods:
             assert (metric, name) in small_sample.MIN_POSITIVES
         assert BOUNDARY_METHOD[metric] in methods and not methods[BOUNDARY_METHOD[metric]].fallback
+
+
+def test_perfect_separation_gives_the_wilson_interval_of_one_whatever_the_estimator():
+    # the interpolated median stays below 1 under perfect separation (its last recall run holds the
+    # trailing negatives), so the fallback is triggered by the data, not by the estimate
+    n_pos, n_neg = 5, 20
+    df = pl.DataFrame({"y": [1] * n_pos + [0] * n_neg, "s": np.r_[np.arange(n_pos) + 100.0, np.arange(n_neg)]})
+    result = aucpr(df, "y", "s", estimator=["interpolated_median", "lower_trapezoid"])
+    frame = _quiet(lambda: result.conf_int(method=["logit", "binomial", "bootstrap"], seed=1))
+    median = frame.filter(pl.col("estimator") == "interpolated_median")
+    assert (median["estimate"] < 0.95).all()
+    assert median["lower"].to_list() == pytest.approx([n_pos / (n_pos + Z95**2)] * 3, abs=1e-12)
+    assert (median["upper"] == 1.0).all()
+    assert all("perfect separation" in note for note in median["note"])
+    # one negative above a positive: no separation, no fallback
+    df2 = df.with_columns(pl.when(pl.col("s") == 100.0).then(-1.0).otherwise(pl.col("s")).alias("s"))
+    frame2 = _quiet(lambda: aucpr(df2, "y", "s", estimator="interpolated_median").conf_int(method="logit"))
+    assert frame2["note"][0] is None or "perfect separation" not in frame2["note"][0]

@@ -8,8 +8,9 @@ For each requested method, after it computed its (groups, estimators) arrays,
    positive only resamples the negatives), note :data:`.boundaries.CANNOT_FORM_NOTE`;
 2. **boundary fallback** (methods with ``fallback=True``: every Wald-type
    method and the percentile bootstrap): where the method formed an
-   interval, an estimate of 0 or 1, a standard error of 0 or an interval of
-   zero width gets the metric's score interval
+   interval, an estimate of 0 or 1, a standard error of 0, an interval of
+   zero width, or (AUCPR) a group whose positives all outscore its negatives
+   gets the metric's score interval
    (:data:`BOUNDARY_METHOD`: Wilson's on the positives for AUCPR, Newcombe's
    Method 5 for AUROC), note :data:`.boundaries.BOUNDARY_NOTE`;
 3. **truncation** to [0, 1], note :data:`.boundaries.TRUNCATED_NOTE`;
@@ -32,18 +33,36 @@ __all__ = ["BOUNDARY_METHOD", "boundary_interval", "at_the_edges"]
 BOUNDARY_METHOD = {"aucpr": "wilson", "auroc": "newcombe"}
 
 
-def boundary_interval(request) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The metric's score interval for every group and estimator of the request: (lower, upper, se)."""
+def perfectly_separated(result) -> np.ndarray:
+    """Per group: every positive scored above every negative (A' = 1), shape (groups, 1)."""
+    from ..estimators.roc import a_prime
+
+    out = np.zeros(result.n_groups, dtype=bool)
+    usable = np.flatnonzero(result.ties.has_both_classes())
+    if usable.size:
+        table = result.ties if usable.size == result.n_groups else result.ties.take(usable)
+        out[usable] = a_prime(table) == 1.0
+    return out[:, None]
+
+
+def boundary_interval(request, estimate: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The metric's score interval for every group and estimator of the request: (lower, upper, se).
+
+    For AUCPR, a perfectly separated group gets the interval of an estimate
+    of 1 whatever the estimator returned (the interpolated median, for one,
+    stays below 1 there: its last recall run holds the trailing negatives).
+    """
     result = request.result
-    estimate = result.estimates
+    estimate = result.estimates if estimate is None else estimate
     n_pos = result.n_pos[:, None].astype(np.float64)
     if result.metric == "auroc":
         return newcombe_interval(estimate, n_pos, result.n_neg[:, None], request.level)
     return wilson_interval(estimate, n_pos, request.level)
 
 
-def _boundary_reason(estimate: np.ndarray, se: np.ndarray) -> np.ndarray:
+def _boundary_reason(estimate: np.ndarray, se: np.ndarray, separated: np.ndarray) -> np.ndarray:
     reason = np.full(estimate.shape, "an interval of zero width", dtype=object)
+    reason[np.broadcast_to(separated, estimate.shape)] = "perfect separation"
     reason[se == 0] = "a standard error of 0"
     reason[estimate == 1.0] = "an estimate of 1"
     reason[estimate == 0.0] = "an estimate of 0"
@@ -73,15 +92,16 @@ def at_the_edges(request, method, out: dict) -> dict:
 
     edge = np.zeros(shape, dtype=bool)
     if method.fallback:
+        separated = perfectly_separated(result) if result.metric == "aucpr" else np.zeros((shape[0], 1), bool)
         with np.errstate(invalid="ignore"):
             # only where the method formed an interval: a NaN on purpose (too few folds, ...) stays NaN
             edge = (np.isfinite(estimate) & np.isfinite(lower) & np.isfinite(upper)
-                    & ((estimate <= 0.0) | (estimate >= 1.0) | (se == 0.0) | (lower == upper)))
+                    & ((estimate <= 0.0) | (estimate >= 1.0) | (se == 0.0) | (lower == upper) | separated))
         if edge.any():
-            b_lower, b_upper, _ = boundary_interval(request)
+            b_lower, b_upper, _ = boundary_interval(request, np.where(separated, 1.0, estimate))
             lower[edge], upper[edge] = b_lower[edge], b_upper[edge]
             name = BOUNDARY_METHOD[result.metric]
-            reason = _boundary_reason(estimate, se)[edge]
+            reason = _boundary_reason(estimate, se, separated)[edge]
             head, tail = BOUNDARY_NOTE.format(reason="\0", method=name).split("\0")
             notes[edge] = np.char.add(np.char.add(head, reason.astype(str)), tail).astype(object)
 

@@ -40,7 +40,8 @@ def perfectly_separated(result) -> np.ndarray:
     out = np.zeros(result.n_groups, dtype=bool)
     usable = np.flatnonzero(result.ties.has_both_classes())
     if usable.size:
-        table = result.ties if usable.size == result.n_groups else result.ties.take(usable)
+        table = result.ties.collapsed()  # A' reads the negatives by runs: a deferred table stays unmerged
+        table = table if usable.size == result.n_groups else table.take(usable)
         out[usable] = a_prime(table) == 1.0
     return out[:, None]
 

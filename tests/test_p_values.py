@@ -104,3 +104,39 @@ def test_publication_table_marks_truncated_and_fallback_cells():
     assert "\u2020 interval truncated" in table.note and "\u2021 estimate at the boundary" in table.note
     plain = publication_table(aucpr(df.filter(pl.col("g") == "a"), "y", "s"))  # point estimates: no marks
     assert "\u2020" not in plain.to_text()
+
+
+def test_paired_aucpr_bootstrap_is_withheld_below_its_minimum_and_kept_above():
+    import warnings
+
+    import polars as pl
+
+    from aucpr_stats import compare
+    from aucpr_stats.exceptions import SmallSampleWarning
+    from aucpr_stats.intervals.small_sample import MIN_POSITIVES_COMPARE
+
+    minimum = int(MIN_POSITIVES_COMPARE[("aucpr", "bootstrap")])
+    rng = np.random.default_rng(3)
+    rows = []
+    for group, n_pos in (("small", minimum - 1), ("large", minimum + 20)):
+        n_neg = 9 * n_pos
+        y = np.r_[np.ones(n_pos, bool), np.zeros(n_neg, bool)]
+        x = rng.normal(size=y.size) + y
+        rows.append(pl.DataFrame({"g": group, "y": y, "a": x + rng.normal(size=y.size),
+                                  "b": x + rng.normal(size=y.size)}))
+    df = pl.concat(rows)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = compare(df, "y", ["a", "b"], by="g", metric="aucpr", n_boot=200, seed=1).to_frame()
+    assert any(issubclass(w.category, SmallSampleWarning) for w in caught)
+    small = out.filter(pl.col("g") == "small").row(0, named=True)
+    large = out.filter(pl.col("g") == "large").row(0, named=True)
+    assert np.isfinite(small["difference"])  # the difference stays
+    for column in ("p_value", "lower", "upper", "se", "z"):
+        assert small[column] is None or np.isnan(small[column]), column
+        assert np.isfinite(large[column]), column
+    assert small["note"].startswith(f"no test: fewer than {minimum} positives")
+    assert large["note"] is None or "no test" not in large["note"]
+    # the paired AUROC tests are flagged, not withheld
+    roc = compare(df, "y", ["a", "b"], by="g", metric="auroc").to_frame().filter(pl.col("g") == "small")
+    assert np.isfinite(roc["p_value"][0])

@@ -28,7 +28,7 @@ from ..estimators.roc import delong_components, placement_values
 from ..ingest import Ingested, PairedScores
 from ..resample import Streams, replicate_chunks
 from ..ties import TieTable
-from .statistics import difference_columns, warn_small_rows, with_edge_notes
+from .statistics import difference_columns, warn_small_rows, with_edge_notes, withhold_below_minimum
 
 __all__ = ["delong_paired", "joint_cells", "paired_bootstrap", "compare_paired"]
 
@@ -190,6 +190,7 @@ def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, com
                     note[g] = "the two scores order every pair alike: difference and SE are 0"
             else:
                 columns = difference_columns(diff, method, level, replicates=(replicates[a, j], replicates[b, j]))
+                note = withhold_below_minimum(columns, note, common["metric"], method, n_pos)
             note = with_edge_notes(columns, note, common["metric"], method, n_pos, flagged)
             block = pl.DataFrame({
                 "score_a": [spec.scores[a]] * n_groups,

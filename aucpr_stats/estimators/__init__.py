@@ -28,6 +28,7 @@ from .registry import (
     reduction_for,
 )
 from .roc import a_prime
+from .tie_blocks import DEFAULT_TIES, TIES, expected_average_precision
 from .threshold_trapezoid import threshold_trapezoid
 from .trapezoid import lower_trapezoid, upper_trapezoid
 
@@ -40,8 +41,11 @@ __all__ = [
     "DEFAULT_ROC_ESTIMATOR",
     "Estimator",
     "reduction_for",
+    "TIES",
+    "DEFAULT_TIES",
     "a_prime",
     "average_precision",
+    "expected_average_precision",
     "binormal",
     "interpolated_convex",
     "interpolated_max",

@@ -1,0 +1,645 @@
+"""The validation report: coverage of every interval method and size of every test, by simulation.
+
+For both metrics (AUCPR, AUROC), every interval method registered in
+``aucpr_stats.intervals.registry.INTERVAL_METHODS`` (read at run time, so a
+method added there is validated without touching this script) with the
+default estimator of the metric, and for AUCPR also ``average_precision``;
+and every comparison test of :func:`aucpr_stats.compare` (the methods of
+``aucpr_stats.compare.METHODS``), paired (two scores on the same rows) and
+unpaired (``between=``, two independent samples). Grid: prevalence 0.1 and
+0.01, 2 to 500 positives, ``n_neg = n_pos (1 - prevalence) / prevalence``.
+
+* **Coverage** of a ``level`` interval: the share of simulated data sets whose
+  interval contains the true area (``lower <= theta <= upper``), over the
+  data sets where an interval was formed (finite bounds); Monte Carlo SE
+  ``sqrt(c (1 - c) / n_valid)``. Also the share of NaN intervals, the mean
+  width and the share of rows that carry a note.
+* **Size** of a test at level ``alpha``: the share of data sets, simulated
+  under a true null (two scores with equal true area), whose p-value is below
+  ``alpha``; Monte Carlo SE ``sqrt(s (1 - s) / n_valid)``. Paired null: two
+  exchangeable scores ``a = x + sigma e1``, ``b = x + sigma e2`` (``x`` the
+  scenario's score, ``e1, e2`` independent standard normal, ``sigma`` the
+  sd of the negatives' ``x``: within-class correlation about 0.5).
+  Unpaired null: two independent samples of the same scenario and size.
+
+The simulated data sets of a block are the groups of ONE call
+(``aucpr(frame, "y", "s", by="sim").conf_int(method=...)``,
+``compare(frame, "y", ["a", "b"], by="sim", ...)``), exactly the calls a user
+makes, notes and warnings included. Blocks run in parallel processes
+(``--workers``); every block draws from its own seed sequence, so the result
+does not depend on the number of workers or on the order the blocks run in.
+
+Thresholds (the ``SmallSampleWarning`` table): for each interval method and
+estimator, the smallest ``n_pos`` of the grid from which coverage stays at
+least ``level - 0.02`` in every scenario and at both prevalences (for a test:
+size at most ``alpha + 0.02``), judged on the point estimates.
+
+Usage::
+
+    python benchmarks/validation.py                # the full report (see docs/validation.md for its runtime)
+    python benchmarks/validation.py --quick        # 50 data sets per cell, to /tmp: a smoke run
+    python benchmarks/validation.py --render-only  # thresholds and docs/validation.md again from the JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "validation_results.json"
+DOC = ROOT / "docs" / "validation.md"
+COMMAND = "python benchmarks/validation.py"
+#: Comparison methods without resampling: cheap at any size, never capped by ``test_max_rows``.
+CLOSED_FORM_TESTS = ("delong",)
+SCENARIO_TEXT = {
+    "binormal": "`binormal`, negatives N(0, 1) and positives N(1, 1), the main case of "
+                "[the simulation study](simulation.md), a weak score",
+    "bibeta": "`bibeta`, negatives Beta(2, 5) and positives Beta(5, 2), a strong score near the upper boundary",
+    "offset_uniform": "`offset_uniform`, negatives U(0, 1) and positives U(0.5, 1.5)",
+}
+MARGIN = 0.02  # "more than 2 points" below nominal coverage / above nominal size
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything that defines a run; stored in the JSON."""
+
+    n_sims: int = 1000
+    n_pos: tuple[int, ...] = (2, 3, 5, 10, 20, 50, 100, 200, 500)
+    prevalences: tuple[float, ...] = (0.1, 0.01)
+    scenarios: tuple[str, ...] = ("binormal",)
+    test_scenarios: tuple[str, ...] = ("binormal",)
+    level: float = 0.95
+    alpha: float = 0.05
+    n_boot: int = 500
+    n_boot_test: int = 200
+    test_max_rows: int = 2_000
+    interval_max_rows: int = 5_000
+    block_rows: int = 2_000_000
+    seed: int = 20140
+    metrics: tuple[str, ...] = ("aucpr", "auroc")
+    tests: bool = True
+
+
+def n_neg_for(n_pos: int, prevalence: float) -> int:
+    """``n_pos (1 - prevalence) / prevalence``, rounded to the nearest integer."""
+    return int(round(n_pos * (1.0 - prevalence) / prevalence))
+
+
+# ------------------------------------------------------------------ the truth
+def true_values(scenario_name: str, prevalence: float) -> dict[str, float]:
+    """True AUCPR (the scenario's own integral) and AUROC ``1 - int_0^1 fpr(recall) d recall``."""
+    from scipy import integrate
+
+    from aucpr_stats.simulate import get_scenario
+
+    scenario = get_scenario(scenario_name)
+    area, _ = integrate.quad(lambda r: float(scenario.fpr_at_recall(r)), 0.0, 1.0, epsabs=1e-12, epsrel=1e-10,
+                             limit=200)
+    return {"aucpr": float(scenario.true_aucpr(prevalence)), "auroc": 1.0 - area}
+
+
+# ------------------------------------------------------------------ the plan
+@dataclass(frozen=True)
+class Task:
+    """One block of simulated data sets of one cell; ``kind`` is "interval" or "test"."""
+
+    kind: str
+    scenario: str
+    prevalence: float
+    n_pos: int
+    n_neg: int
+    block: int
+    first_sim: int
+    n_sims: int
+    key: tuple[int, ...]
+    methods: tuple[tuple[str, str], ...] = ()  # tests: (metric, method) pairs to run on this block
+    cost: float = 0.0
+    resample: bool = True  # intervals: also the resampling methods (those with an ``n_boot`` option)
+    truth: dict = field(default_factory=dict, compare=False)
+
+
+def _blocks(n_sims: int, rows_per_sim: int, block_rows: int) -> list[tuple[int, int]]:
+    size = max(1, min(n_sims, block_rows // max(rows_per_sim, 1)))
+    return [(start, min(size, n_sims - start)) for start in range(0, n_sims, size)]
+
+
+def plan(config: Config, truth: dict | None = None) -> list[Task]:
+    """The blocks of the run, most expensive first (for an even load over the workers)."""
+    from aucpr_stats.compare import METHODS as TEST_METHODS
+
+    tasks = []
+    for kind, scenarios in (("interval", config.scenarios), ("test", config.test_scenarios if config.tests else ())):
+        for i, name in enumerate(scenarios):
+            for j, prevalence in enumerate(config.prevalences):
+                value = (truth or {}).get((name, prevalence)) or true_values(name, prevalence)
+                for n_pos in config.n_pos:
+                    n_neg = n_neg_for(n_pos, prevalence)
+                    rows = n_pos + n_neg
+                    methods = ()
+                    if kind == "test":
+                        methods = tuple((m, t) for m in config.metrics for t in TEST_METHODS[m]
+                                        if t in CLOSED_FORM_TESTS or rows <= config.test_max_rows)
+                    for b, (first, size) in enumerate(_blocks(config.n_sims, rows * (2 if kind == "test" else 1),
+                                                              config.block_rows)):
+                        resampled = sum(t not in CLOSED_FORM_TESTS for _, t in methods)
+                        resample = rows <= config.interval_max_rows
+                        cost = (rows * size * (resample * config.n_boot * 8e-8 + 4e-6) + 1.0 if kind == "interval"
+                                else rows * size * (4.0 * resampled * config.n_boot_test * 1e-7 + 2e-6) + 0.5)
+                        key = (0 if kind == "interval" else 1, i, j, n_pos, b)
+                        tasks.append(Task(kind, name, prevalence, n_pos, n_neg, b, first, size, key, methods,
+                                          cost, resample, value))
+    return sorted(tasks, key=lambda t: -t.cost)
+
+
+# ------------------------------------------------------------------ one block
+def _frame(ids: np.ndarray, n_pos: int, n_neg: int, **scores: np.ndarray):
+    import polars as pl
+
+    n_sims = ids.size
+    labels = np.r_[np.ones(n_pos, bool), np.zeros(n_neg, bool)]
+    return pl.DataFrame({"sim": np.repeat(ids, n_pos + n_neg), "y": np.tile(labels, n_sims),
+                         **{k: v.ravel() for k, v in scores.items()}})
+
+
+def _tally(kind: str, frame, hit: np.ndarray, valid: np.ndarray, caught: list, **extra) -> dict:
+    """Additive counts of one block: data sets, formed, hits, widths, notes, warning categories."""
+    notes = [n for n in frame["note"].to_list() if n is not None]
+    return {"n_sims": int(hit.size), "n_valid": int(valid.sum()), "hits": int((hit & valid).sum()),
+            "n_note": len(notes), "notes": dict(Counter(notes).most_common(3)),
+            "warnings": sorted({w.category.__name__ for w in caught}), **extra}
+
+
+def _interval_block(task: Task, config: Config, rng: np.random.Generator) -> list[dict]:
+    from aucpr_stats import aucpr, auroc
+    from aucpr_stats.estimators import DEFAULT_ESTIMATOR, ESTIMATORS
+    from aucpr_stats.intervals.registry import INTERVAL_METHODS
+    from aucpr_stats.simulate import get_scenario
+
+    pos, neg = get_scenario(task.scenario).sample_arrays(task.n_sims, task.n_pos, task.n_neg, rng)
+    ids = np.arange(task.first_sim, task.first_sim + task.n_sims, dtype=np.int32)
+    frame = _frame(ids, task.n_pos, task.n_neg, s=np.concatenate([pos, neg], axis=1))
+    method_seed = int(rng.integers(2**62))
+    out = []
+    for metric in config.metrics:
+        names = list(dict.fromkeys([DEFAULT_ESTIMATOR[metric], *(["average_precision"] if metric == "aucpr" else [])]))
+        theta = task.truth[metric]
+        for estimator in names:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = (aucpr if metric == "aucpr" else auroc)(frame, "y", "s", by="sim", estimator=estimator)
+            for name, record in INTERVAL_METHODS[metric].items():
+                if record.serves is not None and not record.serves(ESTIMATORS[metric][estimator]):
+                    continue
+                if "n_boot" in record.options and not task.resample:
+                    continue  # a resampling method above --interval-max-rows: "not run"
+                options = {k: v for k, v in (("n_boot", config.n_boot), ("seed", method_seed)) if k in record.options}
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    ci = result.conf_int_polars(method=name, level=config.level, **options)
+                lower, upper = ci["lower"].to_numpy(), ci["upper"].to_numpy()
+                valid = np.isfinite(lower) & np.isfinite(upper)
+                with np.errstate(invalid="ignore"):
+                    hit = (lower <= theta) & (theta <= upper)
+                out.append(_tally("interval", ci, hit, valid, caught, metric=metric, method=name, estimator=estimator,
+                                  width_sum=float(np.sum((upper - lower)[valid]))))
+    return out
+
+
+def _test_block(task: Task, config: Config, rng: np.random.Generator) -> list[dict]:
+    import polars as pl
+
+    from aucpr_stats.compare import compare
+    from aucpr_stats.estimators import DEFAULT_ESTIMATOR
+    from aucpr_stats.simulate import get_scenario
+
+    scenario = get_scenario(task.scenario)
+    ids = np.arange(task.first_sim, task.first_sim + task.n_sims, dtype=np.int32)
+    pos, neg = scenario.sample_arrays(task.n_sims, task.n_pos, task.n_neg, rng)
+    x = np.concatenate([pos, neg], axis=1)
+    sigma = float(np.std(neg)) if neg.size > 1 else 1.0
+    paired = _frame(ids, task.n_pos, task.n_neg, a=x + sigma * rng.standard_normal(x.shape),
+                    b=x + sigma * rng.standard_normal(x.shape))
+    pos2, neg2 = scenario.sample_arrays(task.n_sims, task.n_pos, task.n_neg, rng)
+    unpaired = pl.concat([
+        _frame(ids, task.n_pos, task.n_neg, s=x).with_columns(arm=pl.lit("A")),
+        _frame(ids, task.n_pos, task.n_neg, s=np.concatenate([pos2, neg2], axis=1)).with_columns(arm=pl.lit("B")),
+    ])
+    method_seed = int(rng.integers(2**62))
+    out = []
+    for metric, method in task.methods:
+        names = list(dict.fromkeys([DEFAULT_ESTIMATOR[metric], *(["average_precision"] if metric == "aucpr" else [])]))
+        for design in ("paired", "unpaired"):
+            args = (paired, "y", ["a", "b"]) if design == "paired" else (unpaired, "y", ["s"])
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                frame = compare(*args, by="sim", between=None if design == "paired" else "arm", metric=metric,
+                                method=method, estimator=names, level=1 - config.alpha,
+                                n_boot=config.n_boot_test, seed=method_seed).to_frame()
+            for estimator in names:
+                rows = frame.filter(pl.col("estimator") == estimator)
+                p = rows["p_value"].to_numpy()
+                valid = np.isfinite(p)
+                with np.errstate(invalid="ignore"):
+                    hit = p < config.alpha
+                out.append(_tally("test", rows, hit, valid, caught, metric=metric, method=method, design=design,
+                                  estimator=estimator))
+    return out
+
+
+def run_task(task: Task, config: Config) -> tuple[Task, list[dict], float]:
+    """Simulate one block and run every method on it; returns the additive counts."""
+    start = time.perf_counter()
+    rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=task.key))
+    block = (_interval_block if task.kind == "interval" else _test_block)(task, config, rng)
+    return task, block, time.perf_counter() - start
+
+
+# ------------------------------------------------------------------ the run
+def _cell_key(task: Task, row: dict) -> tuple:
+    return (task.kind, row["metric"], row.get("design", ""), row["method"], row["estimator"], task.scenario,
+            task.prevalence, task.n_pos)
+
+
+def _summarise(key: tuple, acc: dict, task: Task, config: Config) -> dict:
+    kind, metric, design, method, estimator, scenario, prevalence, n_pos = key
+    n, k = acc["n_valid"], acc["hits"]
+    p = k / n if n else math.nan
+    cell = {"kind": kind, "metric": metric, "design": design or None, "method": method, "estimator": estimator,
+            "scenario": scenario, "prevalence": prevalence, "n_pos": n_pos, "n_neg": task.n_neg,
+            "n_sims": acc["n_sims"], "n_valid": n, "nan_share": 1 - n / acc["n_sims"],
+            "note_share": acc["n_note"] / acc["n_sims"], "notes": dict(acc["notes"].most_common(3)),
+            "warnings": sorted(acc["warnings"])}
+    se = math.sqrt(p * (1 - p) / n) if n else math.nan
+    if kind == "interval":
+        cell.update(level=config.level, truth=task.truth[metric], coverage=p, coverage_se=se,
+                    mean_width=acc["width_sum"] / n if n else math.nan,
+                    flag=bool(n and p < config.level - MARGIN))
+    else:
+        cell.update(alpha=config.alpha, size=p, size_se=se, flag=bool(n and p > config.alpha + MARGIN))
+    return cell
+
+
+def _threshold(sizes: list[int], failing: list[int]) -> int | None:
+    """Smallest size above the largest failing one; None when the largest size fails."""
+    if not failing:
+        return sizes[0]
+    if failing[-1] == sizes[-1]:
+        return None
+    return next(n for n in sizes if n > failing[-1])
+
+
+def thresholds(cells: list[dict], config: Config) -> list[dict]:
+    """Per method (and estimator, design): the smallest n_pos from which every cell at that size or above passes.
+
+    ``min_n_pos`` judges the point estimates (coverage below ``level - 0.02``
+    or size above ``alpha + 0.02`` fails, the rule of issue 14);
+    ``min_n_pos_2se`` lets a cell fail only when it is more than two Monte
+    Carlo SEs beyond that line, which is less sensitive to simulation noise.
+    """
+    groups: dict[tuple, list[dict]] = {}
+    for c in cells:
+        groups.setdefault((c["kind"], c["metric"], c["design"], c["method"], c["estimator"]), []).append(c)
+    out = []
+    for (kind, metric, design, method, estimator), rows in groups.items():
+        stat = "coverage" if kind == "interval" else "size"
+        line = config.level - MARGIN if kind == "interval" else config.alpha + MARGIN
+        sign = 1.0 if kind == "interval" else -1.0  # coverage must stay above the line, size below it
+        formed = [c for c in rows if c["n_valid"]]
+
+        def beyond(c, k):
+            return sign * (c[stat] + sign * k * (c[f"{stat}_se"] or 0.0) - line) < 0
+
+        failing = sorted({c["n_pos"] for c in formed if beyond(c, 0.0)})
+        failing_2se = sorted({c["n_pos"] for c in formed if beyond(c, 2.0)})
+        sizes = sorted({c["n_pos"] for c in rows})
+        worst = min(formed, key=lambda c: sign * c[stat]) if formed else rows[0]
+        out.append({"kind": kind, "metric": metric, "design": design, "method": method, "estimator": estimator,
+                    "min_n_pos": _threshold(sizes, failing), "failing_n_pos": failing,
+                    "min_n_pos_2se": _threshold(sizes, failing_2se), "largest_n_pos_run": sizes[-1],
+                    "worst": {"n_pos": worst["n_pos"], "prevalence": worst["prevalence"],
+                              "scenario": worst["scenario"], stat: worst.get(stat), f"{stat}_se": worst.get(f"{stat}_se")},
+                    "rule": (f"coverage >= {line:.2f}" if kind == "interval" else f"size <= {line:.2f}")
+                    + " at every n_pos >= min_n_pos, in every scenario and at every prevalence"})
+    return out
+
+
+def run_validation(config: Config, *, workers: int = 1, truth: dict | None = None, progress: bool = False) -> dict:
+    """Run the grid and return the results as a JSON-ready dict (``meta``, ``cells``, ``thresholds``).
+
+    ``truth`` maps ``(scenario, prevalence)`` to ``{"aucpr": ..., "auroc": ...}``
+    in place of the true areas of the scenarios (a wrong truth must give a
+    low coverage: the smoke test checks that coverage can fail).
+    """
+    start = time.perf_counter()
+    tasks = plan(config, truth)
+    acc: dict[tuple, dict] = {}
+    first: dict[tuple, Task] = {}
+    busy = 0.0
+    busy_by: Counter = Counter()
+
+    def absorb(task, rows, seconds):
+        nonlocal busy
+        busy += seconds
+        busy_by[task.kind] += seconds
+        for row in rows:
+            key = _cell_key(task, row)
+            first.setdefault(key, task)
+            a = acc.setdefault(key, {"n_sims": 0, "n_valid": 0, "hits": 0, "n_note": 0, "width_sum": 0.0,
+                                     "notes": Counter(), "warnings": set()})
+            for k in ("n_sims", "n_valid", "hits", "n_note"):
+                a[k] += row[k]
+            a["width_sum"] += row.get("width_sum", 0.0)
+            a["notes"].update(row["notes"])
+            a["warnings"].update(row["warnings"])
+
+    if workers <= 1:
+        for i, task in enumerate(tasks):
+            absorb(*run_task(task, config))
+            if progress:
+                print(f"  {i + 1}/{len(tasks)} blocks, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    else:
+        import multiprocessing
+
+        os.environ.setdefault("POLARS_MAX_THREADS", "1")  # one core per worker
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(run_task, task, config) for task in tasks]
+            for i, future in enumerate(as_completed(futures)):
+                absorb(*future.result())
+                if progress and (i % 10 == 9 or i + 1 == len(tasks)):
+                    print(f"  {i + 1}/{len(tasks)} blocks, {time.perf_counter() - start:.0f} s wall, "
+                          f"{busy:.0f} s CPU", file=sys.stderr)
+    cells = [_summarise(key, a, first[key], config) for key, a in acc.items()]
+    order = {"interval": 0, "test": 1}
+    cells.sort(key=lambda c: (order[c["kind"]], c["metric"], c["design"] or "", c["method"], c["estimator"],
+                              c["scenario"], -c["prevalence"], c["n_pos"]))
+    meta = _meta(config, time.perf_counter() - start, busy, workers)
+    meta["cpu_seconds_by_kind"] = {k: round(v, 1) for k, v in busy_by.items()}
+    return {"meta": meta, "cells": cells,
+            "thresholds": thresholds(cells, config)}
+
+
+def _meta(config: Config, seconds: float, busy: float, workers: int) -> dict:
+    import aucpr_stats
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "aucpr_stats"], cwd=ROOT, capture_output=True,
+                                    text=True).stdout.strip())
+    except OSError:
+        commit, dirty = "", False
+    return {"config": asdict(config), "command": " ".join([COMMAND, *sys.argv[1:]]) if __name__ == "__main__" else "",
+            "date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit, "library_changes_uncommitted": dirty,
+            "version": aucpr_stats.__version__, "wall_seconds": round(seconds, 1), "cpu_seconds": round(busy, 1),
+            "workers": workers, "load_average": [round(x, 2) for x in os.getloadavg()],
+            "python": platform.python_version(), "numpy": np.__version__}
+
+
+# ------------------------------------------------------------------ the page
+def _pct(p: float | None, se: float | None) -> str:
+    if p is None or not math.isfinite(p):
+        return "NaN"
+    if se is None or not math.isfinite(se):
+        return f"{100 * p:.1f}"
+    return f"{100 * p:.1f} ± {100 * se:.1f}"
+
+
+def _cell_text(c: dict | None) -> str:
+    if c is None:
+        return "not run"
+    if not c["n_valid"]:
+        return "NaN"
+    stat = "coverage" if c["kind"] == "interval" else "size"
+    text = _pct(c[stat], c[f"{stat}_se"])
+    if c["flag"]:
+        text = f"**{text}**"
+    if c["nan_share"] >= 0.005:
+        text += f" ({100 * c['nan_share']:.0f}% NaN)"
+    return text
+
+
+def _table(cells: list[dict], row_keys: list[tuple], sizes: list[int], label, value=_cell_text) -> list[str]:
+    lines = ["| " + " | ".join([*label(None), *[f"{n}" for n in sizes]]) + " |",
+             "|" + "---|" * len(label(None)) + "---:|" * len(sizes)]
+    index = {(c["metric"], c["design"], c["method"], c["estimator"], c["scenario"], c["prevalence"], c["n_pos"]): c
+             for c in cells}
+    for key in row_keys:
+        lines.append("| " + " | ".join([*label(key), *[value(index.get((*key, n))) for n in sizes]]) + " |")
+    return lines
+
+
+def _defaults(cells: list[dict]) -> str:
+    from aucpr_stats.estimators import DEFAULT_ESTIMATOR
+
+    names = {c["metric"]: c["estimator"] for c in cells if c["estimator"] != "average_precision"}
+    return ", ".join(f"`{names.get(m, DEFAULT_ESTIMATOR[m])}` for {m.upper()}" for m in ("aucpr", "auroc"))
+
+
+def _truths(cells: list[dict]) -> str:
+    seen = {(c["scenario"], c["prevalence"], c["metric"]): c["truth"] for c in cells if c["kind"] == "interval"}
+    auroc = {(s, m): v for (s, p, m), v in seen.items() if m == "auroc"}
+    parts = [f"{s} AUROC {v:.4f}" for (s, _), v in sorted(auroc.items())]
+    parts += [f"{s} AUCPR {v:.4f} at π = {p}" for (s, p, m), v in sorted(seen.items()) if m == "aucpr"]
+    return "; ".join(parts)
+
+
+def render(results: dict) -> str:
+    """docs/validation.md from the results."""
+    meta, cells = results["meta"], results["cells"]
+    cfg = meta["config"]
+    level, alpha = cfg["level"], cfg["alpha"]
+    sizes = sorted({c["n_pos"] for c in cells})
+    minutes = meta["wall_seconds"] / 60
+    lines = [
+        "# Validation report: interval coverage and test size at the edges",
+        "",
+        "Rerun it with one command from the repository root (the full grid; it rewrites "
+        "`benchmarks/validation_results.json` and this page):",
+        "",
+        "```bash",
+        COMMAND,
+        "```",
+        "",
+        f"The run below took {minutes:.0f} minutes of wall time ({meta['cpu_seconds'] / 60:.0f} CPU minutes) with "
+        f"{meta['workers']} worker processes on the shared 2-core machine (load average {meta['load_average'][0]} at "
+        f"the end), on commit `{meta['commit']}`"
+        f"{' with uncommitted library changes' if meta.get('library_changes_uncommitted') else ''}, {meta['date']}. "
+        f"`{COMMAND} --quick` is a smoke run (50 data sets per cell, results to `/tmp`); "
+        f"`{COMMAND} --render-only` rewrites this page from the JSON; `--help` lists the options "
+        "(number of data sets, sizes, prevalences, scenarios, replicates, workers).",
+        "",
+        "## What is measured",
+        "",
+        f"- **Grid.** Positives n_pos in {{{', '.join(map(str, sizes))}}} at prevalence "
+        f"{' and '.join(str(p) for p in cfg['prevalences'])}, with n_neg = n_pos (1 - π)/π negatives (fixed class "
+        f"counts); {cfg['n_sims']:,} simulated data sets per cell.",
+        "- **Scenarios** (`aucpr_stats.simulate.SCENARIOS`, Boyd et al. 2013): "
+        + "; ".join(SCENARIO_TEXT.get(name, f"`{name}`") for name in sorted({c["scenario"] for c in cells}))
+        + ". True areas (AUCPR from the scenario's integral, AUROC = 1 − ∫₀¹ fpr(recall) d recall): "
+        f"{_truths(cells)}. `--scenarios binormal,bibeta` adds the strong `bibeta` score (AUROC 0.96) to the "
+        "interval cells.",
+        f"- **Intervals**: every method registered for the metric in `aucpr_stats.intervals.registry` (read at run "
+        f"time), {level:.0%} level, with the metric's default estimator (read at run time: {_defaults(cells)}) and, "
+        "for AUCPR, `average_precision` (`per_positive` serves only the latter); options are the library's defaults "
+        f"except `n_boot = {cfg['n_boot']}` (10 random stratified folds and a t quantile for cross-validation). "
+        "**Coverage** = share of data sets whose interval contains the true area, among the data sets where an "
+        "interval was formed; Monte Carlo SE = √(c(1 − c)/n). The share of NaN intervals is shown when it is not 0. "
+        f"Resampling intervals (methods with an `n_boot` option: the bootstrap) run only where n_pos + n_neg ≤ "
+        f"{cfg.get('interval_max_rows', 10**9):,} rows: the default AUCPR estimator reads every row, so its "
+        "bootstrap costs about 4·10⁻⁵ s per row and data set, and the larger cells would take hours "
+        "(\"not run\" in the tables; `--interval-max-rows 50000` runs them).",
+        f"- **Tests**: every method of `aucpr_stats.compare.METHODS`, paired (two scores on the same rows) and "
+        f"unpaired (`between=`, two independent samples), at the {alpha:.0%} level on data with a true null. "
+        "Paired: two exchangeable scores a = x + σe₁ and b = x + σe₂ (x the scenario's score, e₁, e₂ independent "
+        "N(0, 1), σ the sd of the negatives' x: within-class correlation about 0.5), so both have the same true "
+        "area. Unpaired: two independent samples of the same scenario and size. **Size** = share of p-values "
+        f"below {alpha}; Monte Carlo SE as above. Bootstrap tests use {cfg['n_boot_test']} replicates (a p-value "
+        f"resolution of 0.01, enough at the 5% level) and run only where n_pos + n_neg ≤ {cfg['test_max_rows']:,} "
+        "rows per sample (the paired bootstrap resamples every row, so the larger cells would take hours; "
+        "\"not run\" in the tables; `--test-max-rows 50000` runs them).",
+        f"- **Marks.** Bold: coverage below {100 * (level - MARGIN):.0f}% (more than 2 points under nominal) or "
+        f"size above {100 * (alpha + MARGIN):.0f}%, on the point estimate. With {cfg['n_sims']:,} data sets the "
+        f"Monte Carlo SE of a coverage near {level:.0%} is about {100 * math.sqrt(level * (1 - level) / cfg['n_sims']):.1f} "
+        "points, so a cell within 1.5 points of the line may fall on either side in a rerun.",
+        "",
+        "## Thresholds for the SmallSampleWarning",
+        "",
+        "Per method and estimator, the smallest n_pos of the grid **from which coverage stays at least "
+        f"{100 * (level - MARGIN):.0f}% (size at most {100 * (alpha + MARGIN):.0f}%) at every larger size, in every "
+        "scenario and at both prevalences**. Below it a result should carry a `SmallSampleWarning` and a note "
+        "(issue 14, item 5). \"none\": not reached within the grid (it fails at the largest size run); the worst "
+        "cell is given with its Monte Carlo SE. The \"2 SE rule\" column lets a cell fail only when it is more than "
+        "two Monte Carlo SEs beyond the line: less sensitive to simulation noise, the lower end of a sensible "
+        "threshold. Tests are judged on the sizes where they ran. The same table is `thresholds` in "
+        "`benchmarks/validation_results.json`.",
+        "",
+        "| metric | kind | method | estimator | min n_pos | sizes that fail | min n_pos, 2 SE rule | worst cell |",
+        "|---|---|---|---|---:|---|---:|---|",
+    ]
+    for t in results["thresholds"]:
+        stat = "coverage" if t["kind"] == "interval" else "size"
+        w = t["worst"]
+        kind = "interval" if t["kind"] == "interval" else f"test ({t['design']})"
+        n_min = "none" if t["min_n_pos"] is None else str(t["min_n_pos"])
+        n_min_2se = "none" if t.get("min_n_pos_2se", -1) is None else str(t.get("min_n_pos_2se", ""))
+        lines.append(f"| {t['metric']} | {kind} | {t['method']} | {t['estimator']} | **{n_min}** | "
+                     f"{', '.join(map(str, t['failing_n_pos'])) or '-'} | {n_min_2se} | "
+                     f"{_pct(w[stat], w[f'{stat}_se'])}% at n_pos {w['n_pos']}, π {w['prevalence']}, "
+                     f"{w['scenario']} |")
+    for metric, title in (("aucpr", "AUCPR"), ("auroc", "AUROC")):
+        mine = [c for c in cells if c["metric"] == metric]
+        ivals = [c for c in mine if c["kind"] == "interval"]
+        if ivals:
+            lines += ["", f"## {title}: coverage of {level:.0%} intervals (%, ± Monte Carlo SE)", ""]
+            keys = sorted({(metric, None, c["method"], c["estimator"], c["scenario"], c["prevalence"]) for c in ivals},
+                          key=lambda k: (k[4], -k[5], k[2], k[3]))
+            lines += _table(ivals, keys, sizes, lambda k: ("scenario", "π", "method", "estimator") if k is None
+                            else (k[4], str(k[5]), k[2], k[3]))
+            lines += ["", f"Mean width ({title}):", ""]
+            lines += _table(ivals, keys, sizes, lambda k: ("scenario", "π", "method", "estimator") if k is None
+                            else (k[4], str(k[5]), k[2], k[3]),
+                            value=lambda c: "" if c is None or not c["n_valid"] else f"{c['mean_width']:.3f}")
+        tests = [c for c in mine if c["kind"] == "test"]
+        if tests:
+            lines += ["", f"## {title}: size of {alpha:.0%}-level tests of equal areas (%, ± Monte Carlo SE)", ""]
+            keys = sorted({(metric, c["design"], c["method"], c["estimator"], c["scenario"], c["prevalence"])
+                           for c in tests}, key=lambda k: (k[4], -k[5], k[1], k[2], k[3]))
+            lines += _table(tests, keys, sizes, lambda k: ("scenario", "π", "test", "estimator") if k is None
+                            else (k[4], str(k[5]), f"{k[1]} {k[2]}", k[3]))
+    notes = Counter()
+    for c in cells:
+        for text, count in c["notes"].items():
+            notes[(c["kind"], c["method"], text)] += count
+    warned = sorted({(c["kind"], c["method"], w) for c in cells for w in c["warnings"]})
+    lines += ["", "## Notes and warnings the results carried", "",
+              "The most frequent notes (summed over cells), and the warning categories raised, per method:", ""]
+    lines += [f"- {kind} `{method}`: \"{text}\" ({count:,} rows)" for (kind, method, text), count in notes.most_common(12)]
+    lines += [f"- {kind} `{method}` raised `{w}`" for kind, method, w in warned] or ["- no warning was raised"]
+    lines += ["", "Every cell (with the share of NaN results, of rows with a note, the warnings raised and the true "
+              "values) is in `benchmarks/validation_results.json`.", ""]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ command line
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    return value
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="50 data sets per cell, results to /tmp")
+    parser.add_argument("--render-only", action="store_true", help="rewrite the page from the JSON, no simulation")
+    parser.add_argument("--sims", type=int, help="data sets per cell (default 1000)")
+    parser.add_argument("--n-pos", help="comma-separated numbers of positives")
+    parser.add_argument("--prevalences", help="comma-separated prevalences")
+    parser.add_argument("--scenarios", help="scenarios of the interval cells (default binormal)")
+    parser.add_argument("--test-scenarios", help="scenarios of the test cells (default binormal)")
+    parser.add_argument("--n-boot", type=int, help="replicates of the bootstrap intervals (default 500)")
+    parser.add_argument("--n-boot-test", type=int, help="replicates of the bootstrap tests (default 200)")
+    parser.add_argument("--test-max-rows", type=int, help="largest n_pos + n_neg for resampling tests (2000)")
+    parser.add_argument("--interval-max-rows", type=int,
+                        help="largest n_pos + n_neg for resampling intervals, i.e. bootstrap (5000)")
+    parser.add_argument("--no-tests", action="store_true", help="intervals only")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--json", type=Path, help=f"output JSON (default {RESULTS.relative_to(ROOT)})")
+    parser.add_argument("--doc", type=Path, help=f"output page (default {DOC.relative_to(ROOT)})")
+    args = parser.parse_args(argv)
+    quick_dir = Path("/tmp")
+    json_path = args.json or (quick_dir / "aucpr_validation_quick.json" if args.quick else RESULTS)
+    doc_path = args.doc or (quick_dir / "aucpr_validation_quick.md" if args.quick else DOC)
+    if args.render_only:  # thresholds recomputed from the cells (the rule may have changed), then the page
+        results = json.loads(json_path.read_text())
+        cfg = results["meta"]["config"]
+        config = Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.items()})
+        results["thresholds"] = thresholds(results["cells"], config)
+        json_path.write_text(json.dumps(_json_ready(results), indent=1) + "\n", encoding="utf-8")
+        doc_path.write_text(render(results), encoding="utf-8")
+        print(f"wrote {json_path} and {doc_path}")
+        return
+    changes: dict[str, Any] = {"n_sims": 50} if args.quick else {}
+    for name, value, cast in (("n_sims", args.sims, int), ("n_pos", args.n_pos, int),
+                              ("prevalences", args.prevalences, float), ("scenarios", args.scenarios, str),
+                              ("test_scenarios", args.test_scenarios, str), ("n_boot", args.n_boot, int),
+                              ("n_boot_test", args.n_boot_test, int), ("test_max_rows", args.test_max_rows, int),
+                              ("interval_max_rows", args.interval_max_rows, int),
+                              ("seed", args.seed, int)):
+        if value is not None:
+            changes[name] = tuple(cast(v) for v in value.split(",")) if isinstance(value, str) else value
+    if args.no_tests:
+        changes["tests"] = False
+    config = replace(Config(), **changes)
+    tasks = plan(config)
+    print(f"{len(tasks)} blocks on {args.workers} workers; {config.n_sims} data sets per cell", file=sys.stderr)
+    results = run_validation(config, workers=args.workers, progress=True)
+    json_path.write_text(json.dumps(_json_ready(results), indent=1) + "\n", encoding="utf-8")
+    doc_path.write_text(render(results), encoding="utf-8")
+    meta = results["meta"]
+    print(f"wrote {json_path} and {doc_path}: {meta['wall_seconds']:.0f} s wall, {meta['cpu_seconds']:.0f} s CPU")
+
+
+if __name__ == "__main__":
+    main()

@@ -99,7 +99,7 @@ def test_publication_table_marks_truncated_and_fallback_cells():
         ci = auroc(df, "y", "s", by="g").conf_int(method="delong")
     cells = table.cells["AUROC (95% CI)"].to_list()
     assert cells[0].endswith("1.00)\u2020\u00a7")  # group a: DeLong passes 1, truncated
-    assert cells[1].endswith("\u2021\u00a7")  # group b: A' = 1, Newcombe's interval
+    assert cells[1].endswith("\u2021")  # group b: A' = 1, Newcombe's interval (valid from 2 positives: no \u00a7)
     assert cells[1].startswith(f"1.00 ({ci['lower'][1]:.2f}")
     assert "\u2020 interval truncated" in table.note and "\u2021 estimate at the boundary" in table.note
     plain = publication_table(aucpr(df.filter(pl.col("g") == "a"), "y", "s"))  # point estimates: no marks

@@ -26,7 +26,7 @@ import polars as pl
 from ..estimators.engine import evaluate
 from ..estimators.roc import delong_components, placement_values
 from ..ingest import Ingested, PairedScores
-from ..resample import Streams, replicate_chunks
+from ..resample import Streams, check_allocation, replicate_chunks
 from ..ties import TieTable
 from .statistics import difference_columns, warn_small_rows, with_edge_notes, withhold_below_minimum
 
@@ -129,6 +129,8 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
     tables = paired.tables
     n_groups = tables[0].n_segments
     cells, cell_rows = joint_cells(paired.group, paired.positive, list(paired.rows), n_groups)
+    check_allocation(len(tables) * len(estimators) * n_groups * n_boot,
+                     f"a paired bootstrap of {len(tables)} scores x {n_groups:,} groups x {n_boot:,} replicates")
     out = np.full((len(tables), len(estimators), n_groups, n_boot), np.nan)
     for chunk in replicate_chunks(cells, n_boot, streams):
         source = chunk.segment

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ..estimators import reduction_for
-from ..resample import bootstrap_estimates
+from ..resample import bootstrap_estimates, group_batches
 
 __all__ = ["percentile_interval", "replicate_summary", "bootstrap_method", "bootstrap_note"]
 
@@ -60,14 +60,22 @@ def bootstrap_method(request) -> dict:
     if request.usable.size == 0:
         return out
     options = request.options
+    n_boot = options["n_boot"]
     table = reduction_for(request.estimators)(request.ties)  # exact: same estimates, same bootstrap law
-    replicates = bootstrap_estimates(table, request.estimators, options["n_boot"],
-                                     streams=request.streams("bootstrap"), chunk_size=options["chunk_size"])
-    replicates = np.moveaxis(replicates, 0, 1)  # (groups, estimators, replicates)
-    lower, upper = percentile_interval(replicates, request.level)
-    out["lower"][request.usable], out["upper"][request.usable] = lower, upper
-    for key, values in replicate_summary(replicates).items():
-        out[key][request.usable] = values
+    streams = request.streams("bootstrap")
+    # batches of groups: at most REPLICATE_BUDGET replicate values held at once, whatever groups x n_boot;
+    # a group's replicates come from its own stream and rows, so the batching changes no number
+    batches = group_batches(table.n_segments, len(request.estimators) * n_boot)
+    for batch in batches:
+        part = table if len(batches) == 1 else table.take(batch)
+        replicates = bootstrap_estimates(part, request.estimators, n_boot, streams=streams.take(batch),
+                                         chunk_size=options["chunk_size"])
+        replicates = np.moveaxis(replicates, 0, 1)  # (groups, estimators, replicates)
+        rows = request.usable[batch]
+        lower, upper = percentile_interval(replicates, request.level)
+        out["lower"][rows], out["upper"][rows] = lower, upper
+        for key, values in replicate_summary(replicates).items():
+            out[key][rows] = values
     return out
 
 

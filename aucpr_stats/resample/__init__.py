@@ -7,11 +7,14 @@
 * :mod:`.folds`: stratified random folds on the same counts
   (cross-validation intervals);
 * :mod:`.quantiles`: the same bootstrap read through a few order
-  statistics, exactly in distribution (confidence bands of the PR curve).
+  statistics, exactly in distribution (confidence bands of the PR curve);
+* :mod:`.budget`: how much replicate storage a call may hold (batches of
+  groups; an estimate checked before a large allocation).
 """
 
 from __future__ import annotations
 
+from .budget import REPLICATE_BUDGET, check_allocation, group_batches
 from .counts import DEFAULT_N_BOOT, ReplicateChunk, bootstrap_estimates, replicate_chunks, stratified_counts
 from .folds import stratified_folds
 from .quantiles import exceedance_at_order_statistics
@@ -19,6 +22,9 @@ from .streams import Streams, key_words, root_sequence
 
 __all__ = [
     "DEFAULT_N_BOOT",
+    "REPLICATE_BUDGET",
+    "check_allocation",
+    "group_batches",
     "Streams",
     "root_sequence",
     "key_words",

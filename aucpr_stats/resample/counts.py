@@ -42,6 +42,7 @@ import attrs
 import numpy as np
 
 from ..ties import TieTable
+from .budget import check_allocation
 from .streams import Streams
 
 __all__ = [
@@ -352,6 +353,8 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
     """
     single = callable(estimators)
     funcs = [estimators] if single else list(estimators)
+    check_allocation(len(funcs) * ties.n_segments * n_boot, f"a bootstrap of {ties.n_segments:,} groups x "
+                     f"{n_boot:,} replicates")
     out = np.full((len(funcs), ties.n_segments, n_boot), np.nan)
     for chunk in replicate_chunks(ties, n_boot, _streams(ties, seed, streams), chunk_size):
         for j, fn in enumerate(funcs):

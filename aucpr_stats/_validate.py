@@ -36,6 +36,7 @@ __all__ = [
     "flag_iv",
     "probability_iv",
     "extra_column_iv",
+    "scalar_iv",
 ]
 
 MISSING_POLICIES = ("error", "drop")
@@ -79,7 +80,24 @@ def _available(names: Sequence[str]) -> str:
 def _column_name(value: Any, argument: str) -> str:
     if not isinstance(value, str):
         raise InputTypeError(f"`{argument}` must be a column name (str); got {value!r} of type {type(value).__name__}")
-    return value
+    return str(value)  # a numpy str_ becomes a plain str
+
+
+def _as_float(value: Any) -> float:
+    """A Python float from a Python or numpy number.
+
+    A float32 or float16 is read through its shortest decimal form, so
+    ``np.float32(0.9)`` gives 0.9 (the number its writer meant), not
+    0.8999999761581421.
+    """
+    if isinstance(value, np.floating) and value.dtype.itemsize < 8:
+        return float(str(value))
+    return float(value)
+
+
+def scalar_iv(value: Any) -> Any:
+    """A numpy scalar (``np.int64(1)``, ``np.str_("a")``, ``np.bool_(True)``) as the Python scalar it holds; anything else as is."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def names_iv(value: Any, argument: str, *, allow_none: bool = True) -> tuple[str, ...]:
@@ -189,8 +207,8 @@ def number_iv(value: Any, argument: str, *, low: float = -math.inf, high: float 
     """A finite real number within (``low``, ``high``); ``closed`` says which ends are allowed ("left", "right", "both")."""
     what = what or "a finite number"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputTypeError(f"`{argument}` must be a number; got {value!r}")
-    value = float(value)
+        raise InputTypeError(f"`{argument}` must be a number; got {value!r} of type {type(value).__name__}")
+    value = _as_float(value)
     above = value >= low if closed in ("left", "both") else value > low
     below = value <= high if closed in ("right", "both") else value < high
     if not (math.isfinite(value) and above and below):
@@ -212,9 +230,9 @@ def flag_iv(value: Any, argument: str) -> bool:
 
 def level_iv(level: Any) -> float:
     """A confidence level strictly between 0 and 1."""
-    if isinstance(level, bool) or not isinstance(level, (int, float)):
-        raise InputTypeError(f"`level` must be a number between 0 and 1; got {level!r}")
-    level = float(level)
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.integer, np.floating)):
+        raise InputTypeError(f"`level` must be a number between 0 and 1; got {level!r} of type {type(level).__name__}")
+    level = _as_float(level)
     if not 0.0 < level < 1.0:
         raise InputError(f"`level` must be strictly between 0 and 1; got {level!r}")
     return level
@@ -265,7 +283,7 @@ def column_spec_iv(data: Any, outcome: Any, score: Any, by: Any, positive: Any, 
             "that several scores add to the results; rename that grouping column"
         )
     columns_exist(data, {"outcome": [outcome], "score": scores, "by": by_names})
-    return ColumnSpec(outcome=outcome, score=score, by=by_names, positive=positive, missing=missing)
+    return ColumnSpec(outcome=outcome, score=score, by=by_names, positive=scalar_iv(positive), missing=missing)
 
 
 def extra_column_iv(data: Any, value: Any, argument: str, spec: ColumnSpec) -> str:

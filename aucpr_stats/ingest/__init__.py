@@ -30,13 +30,13 @@ import attrs
 import numpy as np
 import polars as pl
 
-from .. import _validate
+from .. import _frames, _validate
 from .._validate import ColumnSpec
 from ..exceptions import InputError
 from ..formula import resolve
 from ..ties import TieTable
 from .build import tie_table_from_counts
-from .checks import check_stats
+from .checks import NO_ROWS, check_stats
 from .notes import group_notes, warn_degenerate
 from .paired import PairedScores
 from .polars_source import Collected, read_polars
@@ -197,6 +197,8 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
         The message names the column at fault.
     """
     by = tuple(dict.fromkeys(spec.by + tuple(extra_keys)))
+    if _has_no_rows(data, spec):
+        raise InputError(NO_ROWS)
     collected = source_for(data)(data, spec, by, fold, paired)
     check_stats(collected.stats, spec, collected.examples)
     tables, keys = collected.build()
@@ -207,6 +209,26 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
         tables, keys, folds = _merge_folds(tables, keys, fold, [c for c in keys.columns
                                                                  if c not in (fold, "n_missing", "n_rows")])
     return Ingested(ties=tables, keys=keys.drop("n_rows"), spec=spec, kind=collected.kind, folds=folds)
+
+
+def _has_no_rows(data: Any, spec: ColumnSpec) -> bool:
+    """True for a frame with columns but no rows, said before any dtype check.
+
+    Without rows a column has no values to give it a type (a CSV with only a
+    header reads as text columns), so the "no rows" message must come first.
+    In-memory frames know their height; a LazyFrame is counted only when a
+    score column is not numeric, where the dtype check would fail anyway.
+    """
+    if isinstance(data, pl.DataFrame):
+        return data.height == 0
+    if isinstance(data, pl.LazyFrame):
+        schema = data.collect_schema()
+        if all(schema[s].is_numeric() or schema[s] == pl.Boolean for s in spec.scores):
+            return False  # the source counts the rows in its one read
+        return data.select(pl.len()).collect().item() == 0
+    if _frames.is_pandas_frame(data):
+        return len(data) == 0
+    return False  # another backend counts its rows itself
 
 
 def _merge_folds(ties: TieTable, keys: pl.DataFrame, fold: str, group_columns: list[str]):

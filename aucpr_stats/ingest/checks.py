@@ -11,7 +11,10 @@ from typing import Any, Callable
 from .._validate import ColumnSpec
 from ..exceptions import InputError, MissingValueError, OutcomeError
 
-__all__ = ["check_stats"]
+__all__ = ["check_stats", "NO_ROWS"]
+
+#: The message for data with columns but no rows (a file with only a header).
+NO_ROWS = "`data` has no rows (only column names); an AUC needs cases"
 
 
 def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], list]) -> None:
@@ -23,7 +26,7 @@ def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], li
     """
     n_rows = stats["n_rows"]
     if n_rows == 0:
-        raise InputError("`data` has no rows")
+        raise InputError(NO_ROWS)
     for i, name in enumerate(spec.scores):
         count = stats[f"s_infinite_{i}"]
         if count:

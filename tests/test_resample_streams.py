@@ -179,3 +179,21 @@ def test_a_groups_estimates_are_the_same_bits_without_the_other_groups():
         roc_alone = as_polars(auroc(df.filter(pl.col("site") == "west"), "y", score, by="site").conf_int(
             method="all", n_boot=50, seed=1))
         assert roc_every.filter(pl.col("site") == "west").equals(roc_alone)
+
+
+@pytest.mark.parametrize("call", list(INTERVAL_CALLS))
+def test_every_resampling_call_is_the_same_from_pandas_polars_and_a_lazyframe(call):
+    df = cohort()
+    run = INTERVAL_CALLS[call]
+    reference = rows_of(run(df, 11), "north")
+    for other in (df.to_pandas(), df.lazy(), df.sample(fraction=1.0, shuffle=True, seed=5).lazy()):
+        assert rows_of(run(other, 11), "north").equals(reference), type(other).__name__
+
+
+def test_a_band_is_the_same_from_pandas_polars_and_a_lazyframe():
+    df = cohort(n=1200)
+    reference = pr_curve(df, "y", "s", by="site").band(n_boot=100, seed=2, grid=11)
+    for other in (df.to_pandas(), df.lazy()):
+        band = pr_curve(other, "y", "s", by="site").band(n_boot=100, seed=2, grid=11)
+        np.testing.assert_array_equal(band.lower, reference.lower)
+        np.testing.assert_array_equal(band.upper, reference.upper)

@@ -3,14 +3,17 @@
 Prints a publication table (one row per group, "estimate (lower–upper)"
 cells, counts of positives and negatives) in text, CSV, Markdown, LaTeX or
 HTML. Bad columns or options print one line on stderr and exit with status 2;
-no traceback reaches the user.
+any other error prints one line and exits with status 1. No traceback reaches
+the user unless ``--debug`` asks for it.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
+import traceback
 import warnings
 from pathlib import Path
 from typing import Any
@@ -20,7 +23,9 @@ import polars as pl
 from . import api
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from .estimators.tie_blocks import DEFAULT_TIES, TIES
+from . import _validate
 from .exceptions import InputError
+from .ingest.checks import NO_ROWS
 from .report import FORMATS, publication_table
 
 __all__ = ["main", "build_parser"]
@@ -32,7 +37,16 @@ _OPTION_NAMES = {
     "pass `positive=`": "pass --positive",
     "Pass missing='drop'": "Pass --missing drop",
     "`positive`=": "--positive ",
+    "`n_boot`": "--n-boot",
+    "`seed`": "--seed",
 }
+
+#: First characters that make a spreadsheet read a CSV cell as a formula (OWASP's list:
+#: '=', '+', '-', '@', tab and carriage return); such text cells get a leading "'".
+FORMULA_START = r"^[=+\-@\t\r]"
+
+#: A text cell that is one plain number ("-0.05", "+1e-3") is left alone: a spreadsheet reads it as that number.
+PLAIN_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 
 #: Cell texts read as missing in CSV/TSV files (besides empty cells), as R and Excel write them.
 MISSING_TEXT = ["NA", "N/A", "NULL", "null"]
@@ -63,7 +77,8 @@ examples:
   # the plain numbers (one row per group, estimator and method) as CSV
   aucpr-stats data/synthetic_cohort.csv --outcome disease --score model_a --raw --format csv
 
-Exit status: 0 on success, 2 for a bad file, column or option (one line on stderr).
+Exit status: 0 on success, 2 for a bad file, column or option, 1 for any other error
+(one line on stderr; --debug adds the traceback).
 """
 
 
@@ -137,7 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=FORMATS, default="text",
                      help="text (default), csv, markdown, latex (booktabs) or html")
-    out.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of the screen")
+    out.add_argument("--output", "-o", metavar="FILE",
+                     help="write to FILE instead of the screen (an existing FILE only with --force)")
+    out.add_argument("--force", action="store_true", help="overwrite the --output file if it exists")
     out.add_argument("--digits", type=int, default=2, help="decimals shown in the table (default 2)")
     out.add_argument("--overall", action="store_true",
                      help="add a first row for the whole data set above the groups of --by")
@@ -146,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--raw", action="store_true",
                      help="print the unrounded numbers in long form (one row per group, estimator and "
                           "interval method) instead of the publication table; text or csv only")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the Python traceback as well as the one-line message")
     return parser
 
 
@@ -155,10 +174,12 @@ def _read(path: Path) -> pl.LazyFrame:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         return pl.scan_parquet(path)
+    # the column types are inferred from every row (infer_schema_length=None): a score column whose
+    # integers turn into decimals late in the file is read as decimals, not refused at that row
     if suffix in (".csv", ".txt"):
-        return pl.scan_csv(path, infer_schema_length=10000, null_values=MISSING_TEXT)
+        return pl.scan_csv(path, infer_schema_length=None, null_values=MISSING_TEXT)
     if suffix == ".tsv":
-        return pl.scan_csv(path, separator="\t", infer_schema_length=10000, null_values=MISSING_TEXT)
+        return pl.scan_csv(path, separator="\t", infer_schema_length=None, null_values=MISSING_TEXT)
     raise InputError(f"file {str(path)!r}: expected a .csv, .tsv or .parquet file")
 
 
@@ -225,7 +246,48 @@ def _raw_frame(results: list, method: Any, level: float, options: dict) -> pl.Da
     return pl.concat(parts, how="diagonal_relaxed")
 
 
+def escape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    """Text cells (and column names) that a spreadsheet would run as a formula, prefixed with ``'``.
+
+    The OWASP convention for CSV injection: a text cell that begins with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return gets a leading single
+    quote. Numeric columns are never touched (-0.5 stays a number), nor a text
+    cell that is one plain number.
+    """
+    text = [name for name, dtype in frame.schema.items()
+            if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum)]
+    if text:
+        frame = frame.with_columns(pl.col(text).cast(pl.String)).with_columns(
+            pl.when(pl.col(c).str.contains(FORMULA_START) & ~pl.col(c).str.contains(PLAIN_NUMBER))
+            .then(pl.lit("'") + pl.col(c)).otherwise(pl.col(c)).alias(c)
+            for c in text
+        )
+
+    def name(c: str) -> str:
+        return f"'{c}" if re.match(FORMULA_START, c) and not re.match(PLAIN_NUMBER, c) else c
+
+    return frame.rename({c: name(c) for c in frame.columns if name(c) != c})
+
+
+def _csv(frame_or_table: Any) -> str:
+    """CSV text with formula-like cells escaped, from a frame or a publication table."""
+    if isinstance(frame_or_table, pl.DataFrame):
+        return escape_formulas(frame_or_table).write_csv()
+    import attrs
+
+    return attrs.evolve(frame_or_table, cells=escape_formulas(frame_or_table.cells)).to_csv()
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    """An existing --output file is overwritten only with --force (checked before any work)."""
+    if args.output and Path(args.output).exists() and not args.force:
+        raise InputError(f"--output file {args.output!r} exists; pass --force to overwrite it")
+
+
 def _run(args: argparse.Namespace) -> str:
+    _check_output(args)
+    if args.n_boot is not None:
+        _validate.n_boot_iv(args.n_boot)  # before the file is read: a huge --n-boot is one line at once
     if not 0 < args.level < 1:
         raise InputError(f"--level must be strictly between 0 and 1; got {args.level}")
     if args.digits < 0:
@@ -274,7 +336,7 @@ def _run(args: argparse.Namespace) -> str:
             raise InputError("--overall is for the publication table; drop it with --raw")
         raw = _raw_frame(results, method, args.level, method_options)
         if args.format == "csv":
-            return raw.write_csv()
+            return _csv(raw)
         from .report import text_table
 
         return text_table(raw, digits=max(args.digits, 4))
@@ -293,7 +355,7 @@ def _run(args: argparse.Namespace) -> str:
         grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""
         title = f"{' and '.join(m.upper() for m in metrics)} of {scores} for outcome {outcome}{grouping} ({args.file})"
         return f"{title}\n\n{table.to_text()}"
-    return table.render(args.format)
+    return _csv(table) if args.format == "csv" else table.render(args.format)
 
 
 def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, score: Any, by: Any,
@@ -324,12 +386,21 @@ def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, sc
             parts.append(f"Paired comparison of {metric.upper()} for outcome {outcome}{grouping} ({args.file})"
                          f"\n\n{table.to_text()}")
         else:
-            parts.append(table.render(args.format))
+            parts.append(_csv(table) if args.format == "csv" else table.render(args.format))
     return "\n\n".join(parts)
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 bad input)."""
+    """Run the command line; returns the exit status (0 ok, 2 bad input, 1 any other error).
+
+    Every error is one line on stderr, ``aucpr-stats: error: ...``; ``--debug``
+    prints the traceback above it.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -345,21 +416,32 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(text.rstrip("\n"))
     except (ValueError, TypeError, KeyError, NotImplementedError) as exc:
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = _first_line(exc)
         for python, option in _OPTION_NAMES.items():  # speak in options, not keyword arguments
             message = message.replace(python, option)
+        if message == NO_ROWS:
+            message = f"file {args.file!r} has no rows, only column names"
         if isinstance(exc, NotImplementedError):
             message += " (try --interval none)"
-        print(f"{PROG}: error: {message}", file=sys.stderr)
-        return 2
+        return _fail(args, f"{PROG}: error: {message}", 2)
     except pl.exceptions.PolarsError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"{PROG}: error reading {args.file!r}: {first}", file=sys.stderr)
-        return 2
+        return _fail(args, f"{PROG}: error reading {args.file!r}: {_first_line(exc)}", 2)
     except OSError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(args, f"{PROG}: error: {_first_line(exc)}", 2)
+    except KeyboardInterrupt:
+        return _fail(args, f"{PROG}: error: interrupted", 130)
+    except Exception as exc:  # anything unforeseen: still one line, the traceback only with --debug
+        hint = "" if args.debug else " (run with --debug for the traceback)"
+        return _fail(args, f"{PROG}: error: unexpected {type(exc).__name__}: {_first_line(exc)}{hint}", 1)
     return 0
+
+
+def _fail(args: argparse.Namespace, line: str, status: int) -> int:
+    """Print the traceback (with --debug) and then the one-line message; return the exit status."""
+    if args.debug:
+        traceback.print_exc(file=sys.stderr)
+    print(line, file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

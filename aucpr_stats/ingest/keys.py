@@ -21,7 +21,14 @@ def integer_like(dtype: pl.DataType) -> bool:
 
 def _key_values(series: pl.Series) -> np.ndarray:
     """Integer physical values of a key column, nulls coded above every value (keys sort nulls last)."""
-    values = series.to_physical().cast(pl.Int64)
+    values = series.to_physical()
+    if values.dtype.is_integer() and values.dtype != pl.Int64 and (
+            (values.max() or 0) > 2**63 - 2 or (values.min() or 0) < -(2**63)):
+        # uint64 of 2**63 or more, int128: their dense ranks keep the order and fit int64
+        values = values.rank("dense")
+    values = values.cast(pl.Int64)
+    if values.null_count() and values.max() == 2**63 - 1:
+        values = values.rank("dense").cast(pl.Int64)  # room above the largest value for the nulls
     if values.null_count():
         values = values.fill_null(int(values.max() or 0) + 1)
     return values.to_numpy()

@@ -32,6 +32,7 @@ from ..exceptions import InputError, InputTypeError, OutcomeError
 from ..ties import TieTable
 from .build import tie_table_from_rows
 from .class_sort import PARALLEL_MIN_ROWS, pivots_from_sample, sort_classes
+from .exact_scores import score_expressions
 from .keys import group_index, integer_like, ties_from_cells
 from .paired import paired_scores
 
@@ -140,6 +141,8 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
             raise InputTypeError(f"`score` column {name!r} must be numeric; got type {s_type}")
     y_type = schema[spec.outcome]
     coding, positive_level = outcome_coding(spec, y_type)
+    # each score as float64, ranked on its own type first where the cast would merge distinct values
+    as_float = score_expressions(lf, schema, scores, engine="streaming" if _scans_files(data) else "auto")
 
     y_missing = pl.col(spec.outcome).is_null()
     if y_type.is_float():
@@ -179,12 +182,13 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
     if paired:
         # the scores side by side, a row kept when the outcome and every score are present
         rows = lf.select(*by, (~row_missing).alias(_OK), coding.fill_null(False).alias(_Y),
-                         *[pl.col(s).cast(pl.Float64) for s in scores])
+                         *[as_float[s] for s in scores])
         keys_q = (rows.group_by(list(by)).agg(n_missing=(~pl.col(_OK)).sum(), n_rows=pl.len())
                   .sort(list(by), nulls_last=True)) if by else None
         tie_q, keys_by, cells, threads = [rows], list(by), False, 1
     else:
-        rows, keys_by, keys_q, tie_q, cells, threads = _tie_queries(data, lf, spec, by, fold, coding, y_missing)
+        rows, keys_by, keys_q, tie_q, cells, threads = _tie_queries(data, lf, spec, by, fold, coding, y_missing,
+                                                                    as_float)
 
     queries = [stats_q] + ([] if boolean_outcome else [levels_q]) + ([keys_q] if keys_q is not None else []) + tie_q
     stats, *rest = pl.collect_all(queries, engine="streaming" if _scans_files(data) else "auto")
@@ -236,7 +240,7 @@ def _paired(frame: pl.DataFrame, keys: pl.DataFrame, keys_by: list[str], scores:
 
 
 def _tie_queries(data: Any, lf: pl.LazyFrame, spec: ColumnSpec, by: tuple, fold: str | None, coding: pl.Expr,
-                 y_missing: pl.Expr):
+                 y_missing: pl.Expr, as_float: dict):
     """The queries of the tie-table step: (rows, key columns, keys query, tie queries, cells?, threads)."""
     scores = spec.scores
     # One row per (case, score): the outcome's missingness travels as its own
@@ -245,7 +249,7 @@ def _tie_queries(data: Any, lf: pl.LazyFrame, spec: ColumnSpec, by: tuple, fold:
         *by, *((fold,) if fold else ()),
         y_missing.alias(_MY),
         coding.alias(_Y),
-        *[pl.col(name).cast(pl.Float64).alias(name if spec.multi_score else _S) for name in scores],
+        *[as_float[name].alias(name if spec.multi_score else _S) for name in scores],
     )
     keys_by = list(by)
     if spec.multi_score:

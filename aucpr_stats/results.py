@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 
 from . import _frames
+from .exceptions import InputError
 from .report.text import text_table
 from .ties import TieTable
 
@@ -37,7 +38,12 @@ class GroupedResult:
 
     def with_keys(self, body: pl.DataFrame, groups: np.ndarray) -> pl.DataFrame:
         """``body`` (one row per entry of ``groups``) with the key columns of those groups in front."""
-        return pl.concat([self.key_frame(groups), body], how="horizontal") if self.by else body
+        if not self.by:
+            return body
+        shared = sorted(set(self.by) & set(body.columns))
+        if shared:  # ingest refuses such key names; a result built by hand may still hold them
+            raise InputError(f"group key column(s) {shared} have the names of result columns; rename them")
+        return pl.concat([self.key_frame(groups), body], how="horizontal")
 
     @property
     def n_groups(self) -> int:

@@ -36,7 +36,7 @@ from ..exceptions import InputError
 from ..formula import resolve
 from ..ties import TieTable
 from .build import tie_table_from_counts
-from .checks import NO_ROWS, check_stats
+from .checks import NO_ROWS, check_key_names, check_stats
 from .notes import group_notes, warn_degenerate
 from .paired import PairedScores
 from .polars_source import Collected, read_polars
@@ -197,6 +197,7 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
         The message names the column at fault.
     """
     by = tuple(dict.fromkeys(spec.by + tuple(extra_keys)))
+    check_key_names(spec.by, fold, tuple(extra_keys))
     if _has_no_rows(data, spec):
         raise InputError(NO_ROWS)
     collected = source_for(data)(data, spec, by, fold, paired)

@@ -11,10 +11,51 @@ from typing import Any, Callable
 from .._validate import ColumnSpec
 from ..exceptions import InputError, MissingValueError, OutcomeError
 
-__all__ = ["check_stats", "NO_ROWS"]
+__all__ = ["check_stats", "check_key_names", "NO_ROWS", "RESULT_COLUMNS"]
 
 #: The message for data with columns but no rows (a file with only a header).
 NO_ROWS = "`data` has no rows (only column names); an AUC needs cases"
+
+
+#: The columns of the frames results return (estimates, intervals, comparisons,
+#: curves, bands, folds, publication tables) and the internal column ``n_rows``:
+#: a grouping column cannot share a name with them.
+RESULT_COLUMNS = frozenset({
+    "estimator", "estimate", "n_pos", "n_neg", "prevalence", "note", "n_missing", "n_rows",
+    "method", "level", "lower", "upper", "se", "z", "p_value", "correlation", "difference",
+    "score", "score_a", "score_b", "estimate_a", "estimate_b", "n_pos_a", "n_pos_b", "n_neg_a", "n_neg_b",
+    "boot_mean", "boot_median", "n_boot", "fold", "folds", "fold_mean",
+    "threshold", "recall", "precision", "tp", "fp", "tpr", "fpr", "Positives", "Negatives",
+})
+
+
+def check_key_names(by: tuple, fold: str | None = None, between: tuple = ()) -> None:
+    """Refuse, before any work, grouping columns whose names the result frames use.
+
+    A key column sits next to the result's own columns in every frame, so a
+    ``by`` (or ``between``, ``fold``) column named ``estimate`` or ``method``
+    would give a frame with two columns of one name. Names that begin with two
+    underscores are the library's internal columns.
+    """
+    roles = [("by", name) for name in by] + [("between", name) for name in between]
+    roles += [("fold", fold)] if fold is not None else []
+    for role, name in roles:
+        if name in RESULT_COLUMNS or str(name).startswith("__"):
+            why = ("names beginning with '__' (and 'n_rows') are reserved for the library's internal columns"
+                   if str(name).startswith("__") or name == "n_rows" else
+                   f"the result frames have a column {name!r} of their own")
+            raise InputError(
+                f"`{role}` column {name!r} cannot be used as a grouping column: {why}. "
+                f"Rename it in `data` first (e.g. to {str(name).strip('_') + '_group'!r})"
+            )
+    for level_column in between:
+        for suffix in ("_a", "_b"):  # a comparison between levels names its columns <between>_a, <between>_b
+            if f"{level_column}{suffix}" in by:
+                raise InputError(
+                    f"`by` column {level_column + suffix!r} cannot be used with `between`={level_column!r}: "
+                    f"the comparison frame names its level columns {level_column + '_a'!r} and "
+                    f"{level_column + '_b'!r}. Rename it in `data` first"
+                )
 
 
 def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], list]) -> None:

@@ -356,3 +356,26 @@ def test_studentize_is_for_bootstrap_methods():
         curve.band(method="pointwise", studentize=True)
     with pytest.raises(InputTypeError, match="`studentize`"):
         curve.band(studentize="yes")
+
+
+def test_scores_near_the_float_limit_band_without_smoothing_or_refuse_smoothing_clearly():
+    import warnings as _warnings
+
+    from aucpr_stats.exceptions import InputError as _InputError
+
+    rng = np.random.default_rng(1)
+    n = 200
+    y = rng.random(n) < 0.3
+    s = rng.normal(size=n) + y
+    s[:5], s[5:10] = 1e308, -1e308
+    curve = pr_curve(pl.DataFrame({"y": y, "s": s}), "y", "s")
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error", RuntimeWarning)  # no overflow anywhere
+        band = curve.band(method="bootstrap", n_boot=100, seed=1, grid=11)
+        assert np.isfinite(band.lower).all() and np.isfinite(band.upper).all()
+        for method in ("smoothed_bootstrap", "pointwise"):
+            with pytest.raises(_InputError, match=r"score 's' spreads wider than floating point allows"):
+                curve.band(method=method, n_boot=100, seed=1, grid=11)
+        # wide but representable: smoothing works
+        wide = pr_curve(pl.DataFrame({"y": y, "s": (rng.normal(size=n) + y) * 1e300}), "y", "s")
+        assert np.isfinite(wide.band(n_boot=100, seed=1, grid=11).upper).all()

@@ -409,6 +409,15 @@ def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap"
                 h_neg[k] = default_bandwidth(neg, pooled)
             else:
                 h_pos[k], h_neg[k] = bandwidth
+            low = min(pos.values.min(), neg.values.min())
+            high = max(pos.values.max(), neg.values.max())
+            with np.errstate(over="ignore", invalid="ignore"):
+                reach = (high - low) + 20.0 * max(h_pos[k], h_neg[k])  # the smoothed cdf's table spans this
+            if not np.isfinite(reach):
+                raise InputError(
+                    f"score {curve.score!r} spreads wider than floating point allows for kernel smoothing (values "
+                    f"from {low:.3g} to {high:.3g}); rescale it "
+                    "(ranks, a logarithm) or use method='bootstrap', which needs no smoothing")
         if method == "pointwise":
             lower[k], upper[k] = _pointwise(pos, neg, grid, est, level, h_pos[k], h_neg[k])
             continue

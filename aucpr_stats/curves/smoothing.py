@@ -69,12 +69,19 @@ def robust_scale(sample: ClassSample) -> float:
     if n < 2:
         return 0.0
     v, c = sample.values, sample.counts
-    mean = float(np.dot(v, c)) / n
-    sd = math.sqrt(max(float(np.dot((v - mean) ** 2, c)) / (n - 1), 0.0))
-    cum = np.cumsum(c)
-    q1 = v[np.searchsorted(cum, 0.25 * n, side="left")]
-    q3 = v[np.searchsorted(cum, 0.75 * n, side="left")]
-    iqr = float(q3 - q1) / 1.349
+    # on values divided by the largest magnitude: no overflow for finite scores near the float limit
+    # (the scale itself is then inf when the spread is not representable, and the caller refuses it)
+    size = float(np.max(np.abs(v)))
+    if size == 0.0:
+        return 0.0
+    w = v / size
+    mean = float(np.dot(w, c)) / n
+    with np.errstate(over="ignore"):
+        sd = math.sqrt(max(float(np.dot((w - mean) ** 2, c)) / (n - 1), 0.0)) * size
+        cum = np.cumsum(c)
+        q1 = w[np.searchsorted(cum, 0.25 * n, side="left")]
+        q3 = w[np.searchsorted(cum, 0.75 * n, side="left")]
+        iqr = float(q3 - q1) / 1.349 * size
     positive = [s for s in (sd, iqr) if s > 0]
     return min(positive) if positive else 0.0
 

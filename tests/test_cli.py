@@ -237,3 +237,166 @@ def test_documented_commands_run(command, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     assert main(argv) == 0, capsys.readouterr().err
     assert "error" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 15, item 6: reliability
+def _one_error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("aucpr-stats: error: "), err
+    return lines[0]
+
+
+def test_scores_turning_decimal_late_in_the_file(tmp_path, capsys):
+    import numpy as np
+
+    rng = np.random.default_rng(6)
+    n = 12_000
+    y = rng.integers(0, 2, n)
+    s = rng.integers(0, 50, n).astype(float) + y
+    s[10_500:] += 0.5  # integers for 10,500 rows, then decimals
+    cells = [str(int(v)) for v in s[:10_500]] + [str(v) for v in s[10_500:]]
+    path = tmp_path / "late.csv"
+    path.write_text("y,s\n" + "".join(f"{a},{b}\n" for a, b in zip(y, cells)), encoding="utf-8")
+    assert main([str(path), "--outcome", "y", "--score", "s", "--interval", "none", "--raw", "--format", "csv",
+                 "--estimator", "average_precision", "--ties", "published"]) == 0
+    out = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert out["estimate"][0] == pytest.approx(average_precision_score(y, s), rel=1e-12)
+    assert (out["n_pos"][0], out["n_neg"][0]) == (y.sum(), n - y.sum())
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_header_only_file_says_no_rows(tmp_path, capsys, suffix):
+    path = tmp_path / f"header{suffix}"
+    if suffix == ".csv":
+        path.write_text("y,s\n", encoding="utf-8")
+    else:
+        pl.DataFrame(schema={"y": pl.Int64, "s": pl.Float64}).write_parquet(path)
+    assert main([str(path), "--outcome", "y", "--score", "s"]) == 2
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"aucpr-stats: error: file {str(path)!r} has no rows, only column names")
+
+
+def test_existing_output_needs_force(tmp_path, capsys):
+    out = tmp_path / "table.csv"
+    out.write_text("keep me\n", encoding="utf-8")
+    args = [str(DATA), "--outcome", "disease", "--score", "model_a", "--interval", "none", "--format", "csv",
+            "--output", str(out)]
+    assert main(args) == 2
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"aucpr-stats: error: --output file {str(out)!r} exists; pass --force to overwrite it")
+    assert out.read_text(encoding="utf-8") == "keep me\n"
+    assert main([*args, "--force"]) == 0
+    assert out.read_text(encoding="utf-8").startswith("Positives,Negatives,AUCPR")
+    assert capsys.readouterr().err == f"aucpr-stats: wrote {out}\n"
+
+
+def _injection_file(tmp_path) -> Path:
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    n = 300
+    y = rng.integers(0, 2, n)
+    groups = ["=cmd|' /C calc'!A0", "+SUM(1)", "-2+3", "@A1", "-2", "plain"]
+    path = tmp_path / "groups.csv"
+    pl.DataFrame({"@grp": [groups[i % 6] for i in range(n)], "y": y, "s": rng.normal(size=n) + y,
+                  "neg": -rng.random(n) - y}).write_csv(path)
+    return path
+
+
+def test_csv_output_escapes_formula_cells(tmp_path, capsys):
+    path = _injection_file(tmp_path)
+    assert main([str(path), "--outcome", "y", "--score", "s", "--by", "@grp", "--interval", "none", "--raw",
+                 "--format", "csv"]) == 0
+    text = capsys.readouterr().out
+    out = pl.read_csv(io.StringIO(text))
+    assert out.columns[:2] == ["metric", "'@grp"]
+    assert sorted(out["'@grp"].to_list()) == sorted(
+        ["'+SUM(1)", "'-2+3", "-2", "'=cmd|' /C calc'!A0", "'@A1", "plain"])
+    # numbers stay numbers; no line starts a formula
+    assert out["estimate"].dtype == pl.Float64 and out["n_pos"].dtype == pl.Int64
+    assert not any(cell.startswith(("=", "+", "@")) for line in text.splitlines() for cell in line.split(","))
+
+
+def test_csv_tables_escape_text_cells_but_not_numbers(tmp_path, capsys):
+    path = _injection_file(tmp_path)
+    assert main([str(path), "--formula", "y ~ neg + s | `@grp`", "--metric", "auroc", "--compare",
+                 "--format", "csv"]) == 0
+    out = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert out.columns[0] == "'@grp"
+    assert "'=cmd|' /C calc'!A0" in out["'@grp"].to_list()
+    # text cells whose difference is negative ("-0.40 (...)") are escaped; plain numbers are not
+    diff = out["Difference (95% CI)"].to_list()
+    assert all(cell.startswith("'-0.") and " (-" in cell for cell in diff)
+    assert out["Positives"].dtype == pl.Int64
+
+
+def test_escape_formulas_keeps_numeric_columns():
+    from aucpr_stats.cli import escape_formulas
+
+    frame = pl.DataFrame({"x": [-0.5, 1.0], "k": ["-0.5", "-a"], "c": pl.Series(["=1", "b"], dtype=pl.Categorical),
+                          "-n": [-1, 2]})
+    out = escape_formulas(frame)
+    assert out.columns == ["x", "k", "c", "'-n"]
+    assert out["x"].to_list() == [-0.5, 1.0] and out["'-n"].to_list() == [-1, 2]
+    assert out["k"].to_list() == ["-0.5", "'-a"] and out["c"].to_list() == ["'=1", "b"]
+
+
+def test_huge_n_boot_is_one_line(capsys):
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--interval", "bootstrap",
+                 "--n-boot", str(10**12)]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert line.startswith("aucpr-stats: error: --n-boot must be ") and "1,000,000,000,000" in line
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--interval", "bootstrap",
+                 "--n-boot", "0"]) == 2
+    assert _one_error_line(capsys.readouterr().err).startswith("aucpr-stats: error: --n-boot must be at least")
+
+
+def test_negative_seed_is_one_line_naming_the_option(capsys):
+    assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--interval", "bootstrap",
+                 "--seed", "-1"]) == 2
+    assert _one_error_line(capsys.readouterr().err) == "aucpr-stats: error: --seed must be an integer >= 0; got -1"
+
+
+def _boom(*args, **kwargs):
+    raise RuntimeError("kernel exploded\nsecond line")
+
+
+def test_unexpected_error_is_one_line_with_status_1(monkeypatch, capsys):
+    from aucpr_stats import api
+
+    monkeypatch.setattr(api, "aucpr", _boom)
+    args = [str(DATA), "--outcome", "disease", "--score", "model_a"]
+    assert main(args) == 1
+    assert _one_error_line(capsys.readouterr().err) == (
+        "aucpr-stats: error: unexpected RuntimeError: kernel exploded (run with --debug for the traceback)")
+    assert main([*args, "--debug"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):") and "in _boom" in err
+    assert err.splitlines()[-1] == "aucpr-stats: error: unexpected RuntimeError: kernel exploded"
+
+
+def test_debug_prints_the_traceback_in_a_real_process():
+    args = [str(DATA), "--outcome", "disease", "--score", "nope"]
+    plain = subprocess.run([sys.executable, "-m", "aucpr_stats.cli", *args], capture_output=True, text=True)
+    assert plain.returncode == 2 and "Traceback" not in plain.stderr
+    assert _one_error_line(plain.stderr).startswith("aucpr-stats: error: column 'nope' given as `score`")
+    debug = subprocess.run([sys.executable, "-m", "aucpr_stats.cli", *args, "--debug"], capture_output=True,
+                           text=True)
+    assert debug.returncode == 2 and debug.stderr.startswith("Traceback (most recent call last):")
+    assert "ColumnNotFoundError" in debug.stderr
+    assert debug.stderr.splitlines()[-1] == plain.stderr.strip()
+
+
+def test_unexpected_error_in_a_real_process():
+    # an error nobody foresaw (here a kernel patched to fail): one line and status 1, the traceback with --debug
+    script = ("import sys; import aucpr_stats.api as api, aucpr_stats.cli as cli\n"
+              "def boom(*a, **k): raise MemoryError()\n"
+              "api.aucpr = boom\n"
+              "sys.exit(cli.main(sys.argv[1:]))\n")
+    args = [str(DATA), "--outcome", "disease", "--score", "model_a"]
+    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert _one_error_line(proc.stderr) == (
+        "aucpr-stats: error: unexpected MemoryError: MemoryError (run with --debug for the traceback)")
+    proc = subprocess.run([sys.executable, "-c", script, *args, "--debug"], capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.startswith("Traceback (most recent call last):")

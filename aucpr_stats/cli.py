@@ -174,13 +174,14 @@ def _read(path: Path) -> pl.LazyFrame:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         return pl.scan_parquet(path)
+    if suffix not in (".csv", ".txt", ".tsv"):
+        raise InputError(f"file {str(path)!r}: expected a .csv, .tsv or .parquet file")
     # the column types are inferred from every row (infer_schema_length=None): a score column whose
-    # integers turn into decimals late in the file is read as decimals, not refused at that row
-    if suffix in (".csv", ".txt"):
-        return pl.scan_csv(path, infer_schema_length=None, null_values=MISSING_TEXT)
-    if suffix == ".tsv":
-        return pl.scan_csv(path, separator="\t", infer_schema_length=None, null_values=MISSING_TEXT)
-    raise InputError(f"file {str(path)!r}: expected a .csv, .tsv or .parquet file")
+    # integers turn into decimals late in the file is read as decimals, not refused at that row.
+    # Inferred once, then given as the schema, so no later query reads the whole file to infer it again.
+    options = dict(separator="\t" if suffix == ".tsv" else ",", null_values=MISSING_TEXT)
+    schema = pl.scan_csv(path, infer_schema_length=None, **options).collect_schema()
+    return pl.scan_csv(path, schema=schema, **options)
 
 
 def _positive_value(text: str | None, frame: pl.LazyFrame, outcome: str | None):

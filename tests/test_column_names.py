@@ -72,8 +72,8 @@ def test_result_column_names_as_between_and_fold_are_refused():
     data = BASE.with_columns(method=pl.col("g"), estimate=pl.Series([0, 1] * 4))
     with pytest.raises(InputError, match="`between` column 'method'"):
         compare(data, "y", "s", between="method")
-    with pytest.raises(InputError, match="`fold` column 'estimate'"):
-        aucpr(data, "y", "s", fold="estimate")
+    with pytest.raises(InputError, match="`fold` column '__aucpr_s'"):
+        aucpr(data.with_columns(__aucpr_s=pl.col("g")), "y", "s", fold="__aucpr_s")
     with pytest.raises(InputError, match="g_a"):
         compare(data.with_columns(g_a=pl.col("g")), "y", "s", by="g_a", between="g")
 

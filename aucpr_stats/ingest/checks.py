@@ -40,7 +40,8 @@ def check_key_names(by: tuple, fold: str | None = None, between: tuple = ()) -> 
     roles = [("by", name) for name in by] + [("between", name) for name in between]
     roles += [("fold", fold)] if fold is not None else []
     for role, name in roles:
-        if name in RESULT_COLUMNS or str(name).startswith("__"):
+        # a fold column is not a key of the result frames (its folds have their own frame): only internal names
+        if (name in RESULT_COLUMNS and role != "fold") or str(name).startswith("__"):
             why = ("names beginning with '__' (and 'n_rows') are reserved for the library's internal columns"
                    if str(name).startswith("__") or name == "n_rows" else
                    f"the result frames have a column {name!r} of their own")

@@ -37,6 +37,7 @@ __all__ = [
     "probability_iv",
     "extra_column_iv",
     "scalar_iv",
+    "shown",
 ]
 
 MISSING_POLICIES = ("error", "drop")
@@ -77,9 +78,23 @@ def _available(names: Sequence[str]) -> str:
     return f"{shown}{more}"
 
 
+def shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` on one short line, for messages: a frame by its type and shape, a long list cut at ``limit`` characters."""
+    if type(value).__name__ in ("DataFrame", "LazyFrame", "Series"):
+        shape = getattr(value, "shape", None)
+        return f"a {type(value).__name__}" + (f" of shape {tuple(shape)}" if shape is not None else "")
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _is_frame(value: Any) -> bool:
+    """A data frame given where column names belong (iterating it would give its column names)."""
+    return type(value).__name__ in ("DataFrame", "LazyFrame")
+
+
 def _column_name(value: Any, argument: str) -> str:
     if not isinstance(value, str):
-        raise InputTypeError(f"`{argument}` must be a column name (str); got {value!r} of type {type(value).__name__}")
+        raise InputTypeError(f"`{argument}` must be a column name (str); got {shown(value)} of type {type(value).__name__}")
     return str(value)  # a numpy str_ becomes a plain str
 
 
@@ -108,7 +123,7 @@ def names_iv(value: Any, argument: str, *, allow_none: bool = True) -> tuple[str
         raise InputTypeError(f"`{argument}` is required; got None")
     if isinstance(value, str):
         return (value,)
-    if isinstance(value, Iterable):
+    if isinstance(value, Iterable) and not _is_frame(value):
         names = tuple(_column_name(v, argument) for v in value)
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
@@ -136,7 +151,7 @@ def columns_exist(data: Any, roles: dict[str, Sequence[str]]) -> list[str]:
 def choice_iv(value: Any, argument: str, choices: Sequence[str]) -> str:
     """A string that must be one of ``choices``."""
     if not isinstance(value, str):
-        raise InputTypeError(f"`{argument}` must be a string, one of {list(choices)}; got {value!r}")
+        raise InputTypeError(f"`{argument}` must be a string, one of {list(choices)}; got {shown(value)}")
     if value not in choices:
         raise InputError(f"`{argument}` must be one of {list(choices)}; got {value!r}")
     return value
@@ -153,19 +168,19 @@ def names_or_all_iv(value: Any, argument: str, choices: Sequence[str]) -> tuple[
             raise InputError(f"`{argument}` must name at least one of {choices}; got an empty list")
     else:
         raise InputTypeError(
-            f"`{argument}` must be one of {choices}, a list of them or 'all'; got {value!r} of type "
+            f"`{argument}` must be one of {choices}, a list of them or 'all'; got {shown(value)} of type "
             f"{type(value).__name__}"
         )
     for name in names:
         if not isinstance(name, str) or name not in choices:
-            raise InputError(f"`{argument}` must be one of {choices} or 'all'; got {name!r}")
+            raise InputError(f"`{argument}` must be one of {choices} or 'all'; got {shown(name)}")
     return tuple(dict.fromkeys(names))
 
 
 def integer_iv(value: Any, argument: str, minimum: int) -> int:
     """An integer (not a bool) of at least ``minimum``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InputTypeError(f"`{argument}` must be an integer; got {value!r} of type {type(value).__name__}")
+        raise InputTypeError(f"`{argument}` must be an integer; got {shown(value)} of type {type(value).__name__}")
     if value < minimum:
         raise InputError(f"`{argument}` must be at least {minimum}; got {value!r}")
     return int(value)
@@ -195,7 +210,7 @@ def seed_iv(seed: Any) -> Any:
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise InputTypeError(
             "`seed` must be None, an integer >= 0, a numpy Generator or a numpy SeedSequence; "
-            f"got {seed!r} of type {type(seed).__name__}"
+            f"got {shown(seed)} of type {type(seed).__name__}"
         )
     if seed < 0:
         raise InputError(f"`seed` must be an integer >= 0; got {seed!r}")
@@ -207,7 +222,7 @@ def number_iv(value: Any, argument: str, *, low: float = -math.inf, high: float 
     """A finite real number within (``low``, ``high``); ``closed`` says which ends are allowed ("left", "right", "both")."""
     what = what or "a finite number"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputTypeError(f"`{argument}` must be a number; got {value!r} of type {type(value).__name__}")
+        raise InputTypeError(f"`{argument}` must be a number; got {shown(value)} of type {type(value).__name__}")
     value = _as_float(value)
     above = value >= low if closed in ("left", "both") else value > low
     below = value <= high if closed in ("right", "both") else value < high
@@ -224,14 +239,14 @@ def probability_iv(value: Any, argument: str) -> float:
 def flag_iv(value: Any, argument: str) -> bool:
     """True or False."""
     if not isinstance(value, (bool, np.bool_)):
-        raise InputTypeError(f"`{argument}` must be True or False; got {value!r}")
+        raise InputTypeError(f"`{argument}` must be True or False; got {shown(value)}")
     return bool(value)
 
 
 def level_iv(level: Any) -> float:
     """A confidence level strictly between 0 and 1."""
     if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.integer, np.floating)):
-        raise InputTypeError(f"`level` must be a number between 0 and 1; got {level!r} of type {type(level).__name__}")
+        raise InputTypeError(f"`level` must be a number between 0 and 1; got {shown(level)} of type {type(level).__name__}")
     level = _as_float(level)
     if not 0.0 < level < 1.0:
         raise InputError(f"`level` must be strictly between 0 and 1; got {level!r}")
@@ -248,7 +263,7 @@ def scores_iv(score: Any) -> str | tuple[str, ...]:
         return score
     if score is None:
         raise InputTypeError("`score` is required: a column name or a list of column names; got None")
-    if isinstance(score, Iterable) and not isinstance(score, (bytes, dict)):
+    if isinstance(score, Iterable) and not isinstance(score, (bytes, dict)) and not _is_frame(score):
         names = tuple(_column_name(v, "score") for v in score)
         if not names:
             raise InputError("`score` must name at least one column; got an empty list")
@@ -257,7 +272,7 @@ def scores_iv(score: Any) -> str | tuple[str, ...]:
             raise InputError(f"`score` names a column more than once: {dupes}")
         return names[0] if len(names) == 1 else names
     raise InputTypeError(
-        f"`score` must be a column name (str) or a list of column names; got {score!r} of type {type(score).__name__}"
+        f"`score` must be a column name (str) or a list of column names; got {shown(score)} of type {type(score).__name__}"
     )
 
 

@@ -26,6 +26,7 @@ import attrs
 import polars as pl
 
 from . import _frames
+from ._validate import shown
 from .exceptions import InputError, InputTypeError
 
 __all__ = ["Formula", "FormulaError", "parse_formula", "resolve"]
@@ -218,12 +219,6 @@ def _is_frame_like(value: Any) -> bool:
     return isinstance(value, (pl.DataFrame, pl.LazyFrame)) or _frames.is_pandas_frame(value)
 
 
-def _shown(value: Any, limit: int = 80) -> str:
-    """``repr(value)`` cut to one short line, for messages."""
-    text = " ".join(repr(value).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, function: str = "aucpr") -> tuple:
     """Turn the formula or column interface of an entry point into ``(data, outcome, score, by)``.
 
@@ -261,7 +256,7 @@ def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, functio
             if data is not None and not _is_frame_like(first):
                 raise InputTypeError(
                     f"{function}() takes a formula string or the data frame as its first argument; got "
-                    f"{_shown(first)} of type {type(first).__name__}"
+                    f"{shown(first)} of type {type(first).__name__}"
                 )
             if data is not None:
                 raise InputTypeError(f"{function}() got `data` twice: as the first argument and as data=")

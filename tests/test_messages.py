@@ -192,3 +192,19 @@ def test_simulation_arguments_accept_numpy_scalars():
     scenario = Binormal(mu=1.0)
     a = scenario.sample(np.int64(200), np.float32(0.1), seed=np.int64(4))
     assert a.equals(scenario.sample(200, 0.1, seed=4))
+
+
+def test_messages_show_a_frame_by_type_and_shape(df):
+    with pytest.raises(InputTypeError) as info:
+        aucpr(df, "y", "s", missing=df)
+    assert str(info.value) == "`missing` must be a string, one of ['error', 'drop']; got a DataFrame of shape (100, 4)"
+    with pytest.raises(InputTypeError) as info:
+        aucpr(df, "y", "s").conf_int(level=df.lazy())
+    assert str(info.value) == "`level` must be a number between 0 and 1; got a LazyFrame of type LazyFrame"
+    with pytest.raises(InputTypeError) as info:
+        aucpr(df.to_pandas(), "y", df.to_pandas())
+    assert str(info.value) == "`score` must be a column name (str) or a list of column names; got a DataFrame of " \
+                              "shape (100, 4) of type DataFrame"
+    with pytest.raises(InputTypeError) as info:
+        aucpr(df, "y", "s", by=df)
+    assert str(info.value) == ("`by` must be None, a column name or a list of column names; got DataFrame")

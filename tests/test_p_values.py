@@ -140,3 +140,30 @@ def test_paired_aucpr_bootstrap_is_withheld_below_its_minimum_and_kept_above():
     # the paired AUROC tests are flagged, not withheld
     roc = compare(df, "y", ["a", "b"], by="g", metric="auroc").to_frame().filter(pl.col("g") == "small")
     assert np.isfinite(roc["p_value"][0])
+
+
+def test_a_group_left_without_positives_has_no_test_statistics():
+    """compare(missing="drop") on a group whose positives all lose a score: NaN difference, NaN p-value."""
+    import warnings
+
+    import polars as pl
+
+    from aucpr_stats import compare
+
+    rng = np.random.default_rng(0)
+    n = 60
+    y = rng.random(n) < 0.4
+    g = np.where(np.arange(n) < 30, "x", "z")
+    a = (rng.normal(size=n) + y).tolist()
+    for i in np.flatnonzero((g == "z") & y):
+        a[i] = None
+    df = pl.DataFrame({"y": y, "a": pl.Series(a, dtype=pl.Float64), "b": rng.normal(size=n), "g": g})
+    for metric in ("aucpr", "auroc"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = compare(df, "y", ["a", "b"], by="g", metric=metric, method="bootstrap", missing="drop",
+                          n_boot=50, seed=1).to_frame()
+        row = out.filter(pl.col("g") == "z").row(0, named=True)
+        assert row["note"] == "no positives"
+        for column in ("difference", "p_value", "se", "z", "lower", "upper"):
+            assert row[column] is None or np.isnan(row[column]), (metric, column)

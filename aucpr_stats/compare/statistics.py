@@ -119,6 +119,11 @@ def difference_columns(diff: np.ndarray, method: str, level: float, *, variance:
         correlation = replicate_correlation if correlation is None else correlation
         with np.errstate(invalid="ignore", divide="ignore"):
             z = np.where(se > 0, diff / se, np.nan)
+    # no difference (a degenerate group): no statistic of it either, whatever its replicates hold
+    undefined = ~np.isfinite(np.asarray(diff, dtype=np.float64))
+    if undefined.any():
+        se, z, p, lower, upper = (np.where(undefined, np.nan, np.asarray(x, dtype=np.float64))
+                                  for x in (se, z, p, lower, upper))
     lower, upper, truncated = truncate(lower, upper, -1.0, 1.0)
     return {"difference": diff, "se": se, "z": z, "p_value": p, "method": [method] * diff.size,
             "level": [level] * diff.size, "lower": lower, "upper": upper,

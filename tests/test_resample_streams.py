@@ -9,7 +9,6 @@ the group's own key) and asserts they differ.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd

@@ -6,7 +6,8 @@ from typing import Any, Mapping
 
 import polars as pl
 
-from ..exceptions import InputError, InputTypeError
+from .._validate import integer_iv
+from ..exceptions import InputTypeError
 from .cells import Labels, format_cell, format_number, format_p, level_text, marks_footnote, note_marks, pretty_name
 from .table import PublicationTable
 
@@ -66,8 +67,7 @@ def comparison_table(
     """
     if not hasattr(result, "paired") or not hasattr(result, "table"):
         raise InputTypeError(f"`result` must be a ComparisonResult from compare(); got {type(result).__name__}")
-    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
-        raise InputError(f"`digits` must be a non-negative integer; got {digits!r}")
+    digits = integer_iv(digits, "digits", 0)
     label = Labels(labels)
 
     frame = result.to_polars()

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import polars as pl
 
-from .._validate import SCORE_KEY, level_iv
+from .._validate import SCORE_KEY, integer_iv, level_iv
 from ..exceptions import InputError, InputTypeError
 from .cells import Labels, format_cell, level_text, marks_footnote, note_marks, pretty_name
 from .comparison import comparison_table
@@ -277,8 +277,7 @@ def publication_table(
     if hasattr(results, "paired") and hasattr(results, "table"):  # a ComparisonResult
         return comparison_table(results, digits=digits, labels=labels, counts=counts, sep=sep, na=na)
     results = _check_results(results)
-    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
-        raise InputError(f"`digits` must be a non-negative integer; got {digits!r}")
+    digits = integer_iv(digits, "digits", 0)
     if scores_as not in ("columns", "rows"):
         raise InputError(f"`scores_as` must be 'columns' or 'rows'; got {scores_as!r}")
     level = level_iv(level)

@@ -1,0 +1,202 @@
+"""Nothing raw escapes (issue 15, item 3): every public call gives a result or one of the library's errors.
+
+Hypothesis draws frames (outcome, score and group columns of many dtypes and
+values, names drawn from the result columns too, nulls, NaN, infinities,
+huge integers, empty frames) and arguments (estimators, methods, levels,
+replicate counts, seeds, positive levels, missing-value modes, some of them
+wrong) for ``aucpr``, ``auroc``, ``pr_curve``, ``roc_curve`` and ``compare``,
+then reads the results (``to_frame``, ``summary``, ``conf_int``, ``evaluate``).
+Every call must either succeed or raise an :class:`~aucpr_stats.exceptions.InputError`
+or :class:`~aucpr_stats.exceptions.InputTypeError` (subclasses of ValueError
+and TypeError) whose message names an argument (in backticks) or a column.
+The number of examples is bounded (``FUZZ_EXAMPLES``, 40 by default) so the
+suite stays fast; raise it locally to search harder.
+"""
+
+from __future__ import annotations
+
+import decimal
+import os
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from aucpr_stats import aucpr, auroc, compare, pr_curve, roc_curve
+from aucpr_stats.exceptions import InputError, InputTypeError
+
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
+
+RESULT_NAMES = ["estimate", "note", "n_pos", "n_neg", "estimator", "prevalence", "n_missing", "lower", "upper",
+                "level", "method", "se", "score", "difference", "p_value"]
+NAMES = st.sampled_from(["y", "s", "g", "outcome", "Score 1", "é", *RESULT_NAMES])
+
+
+def _scores(draw, n: int):
+    kind = draw(st.sampled_from(["float64", "float32", "int64", "uint64", "int8", "huge", "special", "decimal",
+                                 "string", "bool", "constant"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    if kind == "float64":
+        return pl.Series(np.round(rng.normal(size=n), draw(st.integers(0, 3))))
+    if kind == "float32":
+        return pl.Series(rng.normal(size=n).astype(np.float32))
+    if kind == "int64":
+        return pl.Series(rng.integers(-5, 5, n))
+    if kind == "uint64":
+        return pl.Series(rng.integers(0, 5, n).astype(np.uint64) + np.uint64(2**63))
+    if kind == "int8":
+        return pl.Series(rng.integers(-3, 3, n).astype(np.int8))
+    if kind == "huge":
+        return pl.Series(rng.integers(0, 3, n) + 2**53)
+    if kind == "special":
+        values = rng.normal(size=n)
+        values[rng.random(n) < 0.2] = draw(st.sampled_from([np.nan, np.inf, -np.inf, 1e308, -1e308]))
+        return pl.Series(values)
+    if kind == "decimal":
+        return pl.Series([decimal.Decimal(int(v)) / 7 for v in rng.integers(0, 9, n)], dtype=pl.Decimal(20, 10))
+    if kind == "string":
+        return pl.Series([str(v) for v in rng.integers(0, 3, n)])
+    if kind == "bool":
+        return pl.Series(rng.random(n) < 0.5)
+    return pl.Series(np.full(n, 0.5))
+
+
+def _outcome(draw, n: int):
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    kind = draw(st.sampled_from(["bool", "int01", "yesno", "float", "three", "with_null"]))
+    values = rng.random(n) < draw(st.sampled_from([0.05, 0.3, 0.3, 0.5, 0.0, 1.0]))
+    if kind == "bool":
+        return pl.Series(values), None
+    if kind == "int01":
+        return pl.Series(values.astype(np.int64)), None
+    if kind == "yesno":
+        return pl.Series(np.where(values, "yes", "no")), draw(st.sampled_from(["yes", "no", "maybe", None]))
+    if kind == "float":
+        return pl.Series(values.astype(np.float64)), None
+    if kind == "three":
+        return pl.Series(rng.integers(0, 3, n)), draw(st.sampled_from([None, 1, 2]))
+    series = pl.Series(values, dtype=pl.Boolean).to_list()
+    if n:
+        series[0] = None
+    return pl.Series(series, dtype=pl.Boolean), None
+
+
+def _groups(draw, n: int):
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    kind = draw(st.sampled_from(["str", "int", "big_int", "categorical", "null"]))
+    if kind == "str":
+        return pl.Series(rng.choice(["a", "b", "c"], n))
+    if kind == "int":
+        return pl.Series(rng.integers(0, 3, n))
+    if kind == "big_int":
+        return pl.Series(rng.integers(0, 2, n).astype(np.uint64) + np.uint64(2**63))
+    if kind == "categorical":
+        return pl.Series(rng.choice(["x", "y"], n)).cast(pl.Categorical)
+    values = rng.choice(["a", "b"], n).astype(object)
+    values[rng.random(n) < 0.2] = None
+    return pl.Series(values.tolist(), dtype=pl.String)
+
+
+@st.composite
+def frames(draw):
+    n = draw(st.sampled_from([0, 1, 2, 5, 40, 40, 300, 300, 300]))
+    names = draw(st.lists(NAMES, min_size=3, max_size=3, unique=True))
+    # the grouping column: mostly an ordinary name (result names are refused there, by design)
+    names.append(draw(st.sampled_from([name for name in ("g", "site", "Group A", "fold", "method") if name not in names])))
+    outcome, positive = _outcome(draw, n)
+    frame = pl.DataFrame({names[0]: outcome, names[1]: _scores(draw, n), names[2]: _scores(draw, n),
+                          names[3]: _groups(draw, n)})
+    kind = draw(st.sampled_from(["polars", "pandas", "lazy"]))
+    if kind == "pandas":
+        try:
+            data = frame.to_pandas()
+        except Exception:  # a dtype pandas cannot hold: stay in polars
+            data = frame
+    else:
+        data = frame.lazy() if kind == "lazy" else frame
+    return data, names, positive
+
+
+ARGS = st.fixed_dictionaries({
+    "estimator": st.sampled_from([None, "all", "average_precision", "interpolated_median", "nope", 3,
+                                  ["lower_trapezoid", "binormal"]]),
+    "method": st.sampled_from([None, "all", "logit", "bootstrap", "wilson", "delong", "newcombe",
+                               "cross_validation", "bad"]),
+    "level": st.sampled_from([0.95, 0.5, np.float32(0.9), 0.9, 1.0, "x"]),
+    "n_boot": st.sampled_from([20, np.int64(30), 25, 1, 10**12, 2.5]),
+    "seed": st.sampled_from([None, 1, 2, np.int64(4), 7, -1, "a"]),
+    "missing": st.sampled_from(["error", "drop", "drop", "error", "error", "drop", "skip"]),
+    "by": st.booleans(),
+    "ties": st.sampled_from(["interpolate", "published", "bad"]),
+})
+
+LIBRARY_ERRORS = (InputError, InputTypeError)
+
+
+def _names_something(message: str, names) -> bool:
+    return "`" in message or any(name in message for name in names)
+
+
+def _call(fn, names):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn()
+    except LIBRARY_ERRORS as exc:
+        message = str(exc)
+        assert message, f"empty message from {type(exc).__name__}"
+        assert _names_something(message, names), message
+        return None
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=frames(), args=ARGS)
+def test_areas_and_intervals_give_a_result_or_a_library_error(case, args):
+    data, names, positive = case
+    y, s, s2, g = names
+    by = g if args["by"] else None
+    for fn in (aucpr, auroc):
+        kwargs = {"positive": positive, "missing": args["missing"]}
+        if args["estimator"] is not None and fn is aucpr:
+            kwargs["estimator"] = args["estimator"]
+        if fn is aucpr:
+            kwargs["ties"] = args["ties"]
+        result = _call(lambda: fn(data, y, s, by, **kwargs), names)
+        if result is None:
+            continue
+        _call(lambda: (result.to_frame(), result.summary()), names)
+        options = {"level": args["level"]}
+        if args["method"] in ("bootstrap", "all"):
+            options.update(n_boot=args["n_boot"], seed=args["seed"])
+        _call(lambda: result.conf_int(method=args["method"], **options), names)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=frames(), args=ARGS)
+def test_curves_and_comparisons_give_a_result_or_a_library_error(case, args):
+    data, names, positive = case
+    y, s, s2, g = names
+    by = g if args["by"] else None
+    for fn in (pr_curve, roc_curve):
+        curve = _call(lambda: fn(data, y, s, by, positive=positive, missing=args["missing"]), names)
+        if curve is not None:
+            _call(lambda: (curve.to_frame(), curve.evaluate([0.0, 0.5, 1.0])), names)
+            if fn is pr_curve and not isinstance(data, pl.LazyFrame) and args["by"] is False:
+                _call(lambda: curve.band(n_boot=20, grid=5, seed=args["seed"]), names)
+    for metric in ("auroc", "aucpr"):
+        _call(lambda: compare(data, y, [s, s2], by, metric=metric, n_boot=20, seed=args["seed"],
+                              positive=positive, missing=args["missing"]).to_frame(), names)
+        _call(lambda: compare(data, y, [s], between=g, metric=metric, n_boot=20, seed=args["seed"],
+                              positive=positive, missing=args["missing"]).to_frame(), names)
+
+
+@pytest.mark.parametrize("first", [123, None, [1, 2], np.zeros(3), "y ~", object()])
+def test_a_wrong_first_argument_is_a_library_error(first):
+    df = pl.DataFrame({"y": [1, 0], "s": [0.2, 0.1]})
+    with pytest.raises(LIBRARY_ERRORS):
+        aucpr(first, "y", "s") if first is not None else aucpr(first, "y", "s", data=None)
+    with pytest.raises(LIBRARY_ERRORS):
+        aucpr(first, data=df)

@@ -20,6 +20,7 @@ import os
 import warnings
 
 import numpy as np
+import pandas as pd
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -200,3 +201,65 @@ def test_a_wrong_first_argument_is_a_library_error(first):
         aucpr(first, "y", "s") if first is not None else aucpr(first, "y", "s", data=None)
     with pytest.raises(LIBRARY_ERRORS):
         aucpr(first, data=df)
+
+
+# ------------------------------------------------------------------ the CLI
+CLI_OPTIONS = st.fixed_dictionaries({
+    "metric": st.lists(st.sampled_from(["aucpr", "auroc"]), max_size=2),
+    "estimator": st.sampled_from([[], ["average_precision"], ["all"], ["interpolated_median", "binormal"]]),
+    "interval": st.sampled_from([[], [], ["none"], ["bootstrap"], ["logit", "wilson"], ["delong"], ["bad"]]),
+    "format": st.sampled_from(["text", "csv", "markdown", "latex", "html"]),
+    "level": st.sampled_from([None, None, "0.9", "1.5"]),
+    "n_boot": st.sampled_from([None, None, None, "30", "0", "10000000000"]),
+    "seed": st.sampled_from([None, None, None, "3", "-2"]),
+    "by": st.booleans(),
+    "compare": st.sampled_from([False, False, False, True]),
+    "raw": st.sampled_from([False, False, True]),
+    "overall": st.booleans(),
+    "missing": st.sampled_from(["error", "drop"]),
+    "ties": st.sampled_from(["interpolate", "published"]),
+    "digits": st.sampled_from([None, None, "3", "-1"]),
+})
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=frames(), options=CLI_OPTIONS)
+def test_the_cli_exits_cleanly_with_one_line_on_any_file_and_options(tmp_path_factory, case, options):
+    import contextlib
+    import io
+
+    from aucpr_stats.cli import main
+
+    data, names, _ = case
+    frame = data.collect() if isinstance(data, pl.LazyFrame) else pl.from_pandas(data) if isinstance(
+        data, pd.DataFrame) else data
+    try:
+        frame = frame.with_columns(pl.col(pl.Decimal).cast(pl.String))
+        path = tmp_path_factory.mktemp("cli") / "data.csv"
+        frame.write_csv(path)
+    except Exception:  # a dtype CSV cannot hold
+        return
+    y, s, s2, g = names
+    argv = [str(path), "--outcome", y, "--score", s, s2, "--missing", options["missing"], "--ties", options["ties"],
+            "--format", options["format"]]
+    if options["by"]:
+        argv += ["--by", g]
+    for flag in ("metric", "estimator", "interval"):
+        for value in options[flag]:
+            argv += [f"--{flag}", value]
+    for flag, option in (("level", "--level"), ("n_boot", "--n-boot"), ("seed", "--seed"), ("digits", "--digits")):
+        if options[flag] is not None:
+            argv += [option, options[flag]]
+    for flag in ("compare", "raw", "overall"):
+        if options[flag]:
+            argv.append(f"--{flag}")
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as exit_:  # argparse: a usage error
+            status = exit_.code
+    errors = [line for line in err.getvalue().splitlines() if "error" in line]
+    assert status in (0, 2), (argv, err.getvalue())  # 1 would be an unforeseen error
+    assert "Traceback" not in err.getvalue(), argv
+    assert len(errors) <= 1, err.getvalue()

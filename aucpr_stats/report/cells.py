@@ -7,12 +7,26 @@ behind them are never rounded.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
+
+import polars as pl
 
 from .._validate import SCORE_KEY
 
 __all__ = ["DEFAULT_LABELS", "Labels", "pretty_name", "level_text", "format_number", "format_cell", "format_p",
-           "MARKS", "note_marks", "marks_footnote"]
+           "MARKS", "note_marks", "marks_footnote", "MINUS", "true_minus", "one_separator"]
+
+#: The minus sign of typeset numbers (U+2212), in the text, Markdown, HTML and LaTeX renderings
+#: of tables; CSV and frames keep the ASCII hyphen, which programs read as a number.
+MINUS = "\u2212"
+
+#: A hyphen that starts a number: at the start of a cell or after a character that is neither a
+#: letter, a digit nor a point ("-0.17 (-0.22 to -0.13)"), before a digit or ".5".
+_NEGATIVE = r"(^|[^\w.])-(\.?\d)"
+
+#: An interval written with the en dash, "(lo–hi)", and one written with " to ".
+_DASH_INTERVAL = r"\(([^()\s]+)\u2013([^()\s]+)\)"
+_TO_INTERVAL = r"\([^()\s]+ to [^()\s]+\)"
 
 #: Footnote marks of interval cells, by what their ``note`` says (issue 14): the text the
 #: note holds (:mod:`aucpr_stats.intervals.boundaries`, ``.small_sample``) and the footnote.
@@ -106,6 +120,28 @@ def format_p(p: Any, digits: int = 3, na: str = "NA", floor: float | None = None
         return f"<{max(shown, 1.0 / scale):.{digits}f}"
     smallest = 10.0 ** -digits
     return f"<{smallest:.{digits}f}" if p < smallest else f"{p:.{digits}f}"
+
+
+def true_minus(column: pl.Expr) -> pl.Expr:
+    """A text column with the hyphen of every negative number replaced by the minus sign :data:`MINUS`."""
+    return column.str.replace_all(_NEGATIVE, "${1}" + MINUS + "${2}")
+
+
+def one_separator(frame: pl.DataFrame, columns: Sequence[str], sep: str = "\u2013") -> pl.DataFrame:
+    """One bound separator per table: every interval of ``columns`` in ``" to "`` once one of them is.
+
+    :func:`format_cell` writes an interval with a negative bound as
+    ``"(-0.22 to -0.13)"`` (an en dash between negative numbers reads as a
+    range of dashes); the other cells of the same table follow, so a table
+    never mixes ``"(0.01–0.20)"`` with ``"(-0.22 to -0.13)"``. A ``sep``
+    other than the en dash is the caller's choice and is kept.
+    """
+    text = [c for c in columns if frame.schema[c] == pl.String]
+    if sep != "\u2013" or not text:
+        return frame
+    if not frame.select(pl.any_horizontal(pl.col(text).str.contains(_TO_INTERVAL).any())).item():
+        return frame
+    return frame.with_columns(pl.col(text).str.replace_all(_DASH_INTERVAL, "(${1} to ${2})"))
 
 
 def note_marks(note: Any) -> str:

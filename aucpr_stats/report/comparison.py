@@ -8,7 +8,8 @@ import polars as pl
 
 from .._validate import integer_iv
 from ..exceptions import InputTypeError
-from .cells import Labels, format_cell, format_number, format_p, level_text, marks_footnote, note_marks, pretty_name
+from .cells import (Labels, format_cell, format_number, format_p, level_text, marks_footnote, note_marks,
+                    one_separator, pretty_name)
 from .table import PublicationTable
 
 __all__ = ["comparison_table"]
@@ -104,7 +105,7 @@ def comparison_table(
     # a bootstrap p-value at its resolution floor 1/(B + 1) prints as "<x" (issue 14)
     floor = 1.0 / (result.n_boot + 1.0) if result.method == "bootstrap" and result.n_boot else None
     columns[label("p")] = [format_p(p, p_digits, na, floor=floor) for p in frame["p_value"].to_list()]
-    cells = pl.DataFrame(columns)
+    cells = one_separator(pl.DataFrame(columns), [label(ci)], sep)  # "to" in every row once one needs it
     key_labels = tuple(c for c in cells.columns[: len(keys) + (not one_pair) + several_estimators])
     how = {"delong": "DeLong test", "bootstrap": "stratified bootstrap"}.get(result.method, pretty_name(result.method))
     kind = "paired" if result.paired else "unpaired (independent groups)"

@@ -16,7 +16,7 @@ import polars as pl
 
 from .._validate import SCORE_KEY, integer_iv, level_iv
 from ..exceptions import InputError, InputTypeError
-from .cells import Labels, format_cell, level_text, marks_footnote, note_marks, pretty_name
+from .cells import Labels, format_cell, level_text, marks_footnote, note_marks, one_separator, pretty_name
 from .comparison import comparison_table
 from .table import PublicationTable
 
@@ -236,7 +236,8 @@ def publication_table(
         With several scores: one column per score (default; needs the same
         counts for every score in a group), or ``score`` as a row key.
     sep : str
-        Separator between the lower and upper bound (an en dash by default).
+        Separator between the lower and upper bound (an en dash by default;
+        ``" to "`` in every cell of the table once a bound is negative).
     na : str
         Text shown for a missing estimate or bound (e.g. a group without
         positives).
@@ -328,6 +329,7 @@ def publication_table(
             overall_label,
         )
         n_overall = table.height - n_before
+    table = one_separator(table, numeric, sep)  # the overall row included: one bound separator per table
     return PublicationTable(
         cells=table, key_columns=key_labels, numeric_columns=numeric,
         note=" ".join(filter(None, [_footnote(results, estimators_by_metric, methods_by_metric, level, label),

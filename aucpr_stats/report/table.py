@@ -10,6 +10,7 @@ import polars as pl
 
 from .. import _frames
 from ..exceptions import InputError
+from .cells import true_minus
 from .text import text_table
 
 __all__ = ["PublicationTable", "FORMATS", "latex_escape"]
@@ -53,12 +54,22 @@ class PublicationTable:
         return _frames.to_caller(self.cells, self.frame_kind)
 
     # -------------------------------------------------------------- renders
+    def _display(self) -> pl.DataFrame:
+        """The cells as typeset: negative numbers of the value columns with a true minus sign (U+2212).
+
+        Text, Markdown, HTML and LaTeX show this; CSV and ``to_frame()`` keep
+        the hyphen a program reads as a number. Key columns (group labels) are
+        the caller's text and are never changed.
+        """
+        text = [c for c in self.numeric_columns if c in self.cells.columns and self.cells.schema[c] == pl.String]
+        return self.cells.with_columns(true_minus(pl.col(c)) for c in text) if text else self.cells
+
     def _rows(self) -> list[list[str]]:
-        return [["" if v is None else str(v) for v in row] for row in self.cells.iter_rows()]
+        return [["" if v is None else str(v) for v in row] for row in self._display().iter_rows()]
 
     def to_text(self, note: bool = True) -> str:
         """An aligned monospace table (what the command line prints)."""
-        body = text_table(self.cells, right_align=self.numeric_columns)
+        body = text_table(self._display(), right_align=self.numeric_columns)
         return f"{body}\n\n{self.note}" if note and self.note else body
 
     def to_csv(self) -> str:
@@ -80,7 +91,10 @@ class PublicationTable:
     def to_latex(self, caption: str | None = None, label: str | None = None, note: bool = True) -> str:
         r"""A LaTeX ``table`` with a booktabs ``tabular`` (needs ``\usepackage{booktabs}``).
 
-        Special characters are escaped; the en dash of the intervals becomes ``--``.
+        Every special character of the headers, cells, caption and note is
+        escaped (``\ & % $ # _ { } ~ ^`` and ``< > |``, which the default
+        font encoding would print as other glyphs); the en dash of the
+        intervals becomes ``--`` and the minus sign ``$-$``.
         """
         headers = self.cells.columns
         spec = "".join("r" if h in self.numeric_columns else "l" for h in headers)
@@ -146,12 +160,20 @@ class PublicationTable:
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
     "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "\u2013": "--", "\u2014": "---",
+    # OT1, LaTeX's default font encoding, prints "<" as "¡", ">" as "¿" and "|" as an em dash
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+    "\u2013": "--", "\u2014": "---", "\u2212": "$-$",
 }
 
 
 
 def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped (en and em dashes as ``--`` and ``---``)."""
+    r"""``text`` with LaTeX's special characters escaped (en and em dashes as ``--`` and ``---``).
+
+    Examples
+    --------
+    >>> print(latex_escape("<=22 & 50%_x {a} ~^\\ #$ \u2212"))
+    \textless{}=22 \& 50\%\_x \{a\} \textasciitilde{}\textasciicircum{}\textbackslash{} \#\$ $-$
+    """
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 

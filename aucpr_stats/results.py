@@ -18,7 +18,14 @@ from .exceptions import InputError
 from .report.text import text_table
 from .ties import TieTable
 
-__all__ = ["GroupedResult", "EstimateResult", "AucprResult", "AurocResult"]
+__all__ = ["GroupedResult", "EstimateResult", "AucprResult", "AurocResult", "html_display"]
+
+
+def html_display(title: str, frame: Any) -> str:
+    """A notebook display: a bold heading over a frame's own HTML table (polars or pandas)."""
+    import html
+
+    return f"<p><b>{html.escape(title)}</b></p>\n{frame._repr_html_()}"
 
 
 class GroupedResult:
@@ -174,12 +181,19 @@ class EstimateResult(GroupedResult):
             frame = frame.drop("n_missing")
         if frame["note"].null_count() == frame.height:
             frame = frame.drop("note")
+        return f"{self._title()}\n{text_table(frame, digits=digits)}"
+
+    def _title(self) -> str:
+        """The summary's heading, in words: "AUCPR of s1, s2 for outcome y, by site"."""
         several = isinstance(self.score, tuple)  # several scores: a `score` key column
         groups = [c for c in self.by if not (several and c == "score")]
-        grouping = f", by {groups}" if groups else ""
-        scores = ", ".join(map(repr, self.score)) if several else repr(self.score)
-        title = f"{self.metric_label} of {scores} for outcome {self.outcome!r}{grouping}"
-        return f"{title}\n{text_table(frame, digits=digits)}"
+        grouping = f", by {', '.join(groups)}" if groups else ""
+        scores = ", ".join(self.score) if several else self.score
+        return f"{self.metric_label} of {scores} for outcome {self.outcome}{grouping}"
+
+    def _repr_html_(self) -> str:
+        """The notebook display: the heading and the table of estimates."""
+        return html_display(self._title(), self._frame_polars())
 
     def table(self, *others: "EstimateResult", **options: Any):
         """A publication table of this result (and ``others``, e.g. an AUROC result).

@@ -227,7 +227,7 @@ def test_summary_and_repr():
     y, s1, s2, _ = tied_data(rng, 200)
     result = compare(pl.DataFrame({"y": y, "a": s1, "b": s2}), "y", ["a", "b"])
     text = result.summary(digits=3)
-    assert text.splitlines()[0].startswith("Paired comparison of AUROC (DeLong test) of scores 'a', 'b'")
+    assert text.splitlines()[0].startswith("Paired comparison of AUROC (DeLong test) of scores a, b")
     assert text.splitlines()[1].split()[:4] == ["score_a", "score_b", "estimate_a", "estimate_b"]
     assert repr(result).startswith("ComparisonResult(auroc, delong, difference=")
     many = compare(pl.DataFrame({"y": y, "a": s1, "b": s2, "c": s1 - s2}), "y", ["a", "b", "c"])

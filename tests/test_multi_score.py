@@ -69,9 +69,9 @@ def test_multi_score_result_api():
     assert r.by == ("score",) and r.score == ("s1", "s2")
     with pytest.raises(AttributeError, match="use `.to_frame\\(\\)`"):
         r.estimate
-    assert r.summary().splitlines()[0] == "AUCPR of 's1', 's2' for outcome 'y'"
+    assert r.summary().splitlines()[0] == "AUCPR of s1, s2 for outcome y"
     r = aucpr(df, "y", ["s1", "s2"], by="site", estimator=AP)
-    assert r.summary().splitlines()[0] == "AUCPR of 's1', 's2' for outcome 'y', by ['site']"
+    assert r.summary().splitlines()[0] == "AUCPR of s1, s2 for outcome y, by site"
 
 
 def test_missing_drop_is_per_score(frame_kind):

@@ -53,7 +53,7 @@ def test_summary_is_a_readable_table():
     data, y, s, site, _ = grouped("polars")
     text = aucpr(data, "y", "s", by="site", estimator="average_precision").summary(digits=3)
     lines = text.splitlines()
-    assert lines[0] == "AUCPR of 's' for outcome 'y', by ['site']"
+    assert lines[0] == "AUCPR of s for outcome y, by site"
     assert lines[1].split() == ["site", "estimator", "estimate", "n_pos", "n_neg", "prevalence"]
     east = average_precision_score(y[site == "east"], s[site == "east"])
     assert lines[3].split()[:3] == ["east", "average_precision", f"{east:.3f}"]

@@ -10,6 +10,7 @@ import polars as pl
 from .. import _frames
 from ..report.cells import format_p
 from ..report.text import text_table
+from ..results import html_display
 
 __all__ = ["ComparisonResult"]
 
@@ -88,12 +89,16 @@ class ComparisonResult:
         label = {"auroc": "AUROC", "aucpr": "AUCPR"}[self.metric]
         how = {"delong": "DeLong test", "bootstrap": f"stratified bootstrap, {self.n_boot} replicates"}[self.method]
         kind = "Paired" if self.paired else "Unpaired"
-        what = f"scores {', '.join(map(repr, self.scores))}" if self.paired else (
-            f"levels of {self.between!r} for {', '.join(map(repr, self.scores))}")
+        what = f"scores {', '.join(self.scores)}" if self.paired else (
+            f"levels of {self.between} for {', '.join(self.scores)}")
         groups = [c for c in self.by if c != "score"]
-        grouping = f", by {groups}" if groups else ""
-        return (f"{kind} comparison of {label} ({how}) of {what}, outcome {self.outcome!r}{grouping}; "
+        grouping = f", by {', '.join(groups)}" if groups else ""
+        return (f"{kind} comparison of {label} ({how}) of {what}, outcome {self.outcome}{grouping}; "
                 f"difference = a - b, {self.level:.0%} interval")
+
+    def _repr_html_(self) -> str:
+        """The notebook display: the heading and the comparison table."""
+        return html_display(self._title(), self.table)
 
     def summary(self, digits: int = 4) -> str:
         """A readable text table with a title line."""

@@ -54,7 +54,7 @@ from ..ingest.notes import describe_keys
 from ..intervals import normal_quantile
 from ..resample import Streams, exceedance_at_order_statistics
 from ..ties import TieTable
-from ..results import GroupedResult
+from ..results import GroupedResult, html_display
 from .points import pr_step, step_quantile_rank
 from .smoothing import (
     ClassSample,
@@ -308,6 +308,13 @@ class BandResult(GroupedResult):
         from ..plot.curves import plot_band
 
         return plot_band(self, ax=ax, **kwargs)
+
+    def _repr_html_(self) -> str:
+        """The notebook display: a heading in words and the band on its grid."""
+        kind = "pointwise intervals" if self.method == "pointwise" else f"{self.method.replace('_', ' ')} band"
+        grouping = f", by {', '.join(self.by)}" if self.by else ""
+        title = f"{self.level:.0%} {kind} of the precision-recall curve{grouping}"
+        return html_display(title, self.to_polars())
 
     def __repr__(self) -> str:
         extra = ""

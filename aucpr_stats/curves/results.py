@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from .. import _frames, _validate
-from ..results import GroupedResult
+from ..results import GroupedResult, html_display
 from ..ties import TieTable
 from .points import CURVE_METHODS, grid_iv, point_thresholds, pr_interpolated, pr_step, roc_interpolated, roc_step
 
@@ -74,6 +74,19 @@ class _CurveResult(GroupedResult):
         from ..plot.curves import plot_curve
 
         return plot_curve(self, ax=ax, **kwargs)
+
+    def _title(self) -> str:
+        """A heading in words: "Precision-recall curve of s for outcome y, by site"."""
+        label = {"pr": "Precision-recall curve", "roc": "ROC curve"}.get(self.curve, "Curve")
+        several = isinstance(self.score, tuple)
+        groups = [c for c in self.by if not (several and c == "score")]
+        scores = ", ".join(self.score) if several else self.score
+        grouping = f", by {', '.join(groups)}" if groups else ""
+        return f"{label}{'s' * several} of {scores} for outcome {self.outcome}{grouping}"
+
+    def _repr_html_(self) -> str:
+        """The notebook display: the heading and the curve's points."""
+        return html_display(self._title(), self.to_frame())
 
     def __repr__(self) -> str:
         name = type(self).__name__

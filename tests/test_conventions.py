@@ -1,0 +1,59 @@
+"""Python conventions (issue 16, item 6, in part): python -m, --version, py.typed, notebook display, headings."""
+
+from __future__ import annotations
+
+import importlib.resources
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import polars as pl
+
+import aucpr_stats
+from aucpr_stats import aucpr, auroc, compare, pr_curve, roc_curve
+
+
+def _frame():
+    rng = np.random.default_rng(3)
+    n = 400
+    y = rng.random(n) < 0.3
+    return pl.DataFrame({"y": y, "s": rng.normal(size=n) + y, "t": rng.normal(size=n) + 0.5 * y,
+                         "site": rng.choice(["north", "south"], n)})
+
+
+def test_python_dash_m_runs_the_command_line_and_prints_the_version():
+    out = subprocess.run([sys.executable, "-m", "aucpr_stats", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == f"aucpr-stats {aucpr_stats.__version__}"
+    out = subprocess.run([sys.executable, "-m", "aucpr_stats", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("usage: aucpr-stats")
+
+
+def test_the_package_is_marked_as_typed():
+    assert importlib.resources.files("aucpr_stats").joinpath("py.typed").is_file()
+
+
+def test_every_result_displays_in_a_notebook_with_a_heading_in_words():
+    df = _frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = {
+            "aucpr": aucpr(df, "y", ["s", "t"], by="site"),
+            "auroc": auroc(df, "y", "s"),
+            "pr_curve": pr_curve(df, "y", "s", by="site"),
+            "roc_curve": roc_curve(df, "y", "s"),
+            "band": pr_curve(df, "y", "s").band(n_boot=50, seed=1, grid=5),
+            "compare": compare(df, "y", ["s", "t"], by="site"),
+            "table": aucpr(df, "y", "s", by="site").table(),
+        }
+    for name, result in results.items():
+        html = result._repr_html_()
+        assert "<table" in html, name
+        assert "[" not in html.split("<table")[0] and "'" not in html.split("<table")[0], name  # no reprs
+    assert results["aucpr"]._repr_html_().startswith("<p><b>AUCPR of s, t for outcome y, by site</b></p>")
+    assert results["aucpr"].summary().splitlines()[0] == "AUCPR of s, t for outcome y, by site"
+    assert results["compare"].summary().splitlines()[0].startswith("Paired comparison of AUROC (DeLong test) of "
+                                                                   "scores s, t, outcome y, by site;")
+    # the table in the display holds the numbers of the result
+    estimates = results["auroc"].to_frame()["estimate"][0]
+    assert f"{estimates:.6f}"[:6] in results["auroc"]._repr_html_()

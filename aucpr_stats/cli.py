@@ -10,6 +10,7 @@ the user unless ``--debug`` asks for it.
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import sys
 import textwrap
@@ -51,6 +52,15 @@ PLAIN_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 #: Cell texts read as missing in CSV/TSV files (besides empty cells), as R and Excel write them.
 MISSING_TEXT = ["NA", "N/A", "NULL", "null"]
 
+#: The file name that reads standard input (CSV).
+STDIN = "-"
+
+#: Input files by extension: the CSV separator, or None for Parquet; ".gz" files are gzip-compressed.
+INPUT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".csv.gz": ",", ".tsv.gz": "\t", ".parquet": None}
+
+#: The output format that an ``--output`` file's extension implies when ``--format`` is not given.
+OUTPUT_SUFFIXES = {".md": "markdown", ".tex": "latex", ".html": "html", ".csv": "csv", ".txt": "text"}
+
 #: Interval methods that resample and so take ``--seed``.
 RESAMPLING_METHODS = ("bootstrap", "cross_validation")
 
@@ -67,8 +77,12 @@ examples:
       --metric aucpr --metric auroc
 
   # real data (breast cancer, out-of-fold scores), with a whole-cohort row, as LaTeX in a file
+  # (the format follows the extension: .md, .tex, .html, .csv, .txt)
   aucpr-stats data/breast_cancer_oof.csv --formula "malignant ~ logistic + forest | size_group" \\
-      --overall --format latex --output table2.tex
+      --overall --output table2.tex
+
+  # a gzip-compressed file, or CSV from standard input ("-")
+  gzip -dc cohort.csv.gz | aucpr-stats - --outcome disease --score model_a --format markdown
 
   # is the logistic model better than the texture model? (paired comparison per subgroup)
   aucpr-stats data/breast_cancer_oof.csv --formula "malignant ~ logistic + texture | size_group" \\
@@ -101,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", help="input file: .csv, .tsv or .parquet, one row per case "
+    parser.add_argument("file", help="input file: .csv, .tsv, .csv.gz, .tsv.gz or .parquet, one row per case, "
+                                      "or - for CSV on standard input "
                                       "(in CSV/TSV, empty cells and NA, N/A, NULL are missing values)")
 
     cols = parser.add_argument_group("columns (give --outcome and --score, or --formula)")
@@ -150,8 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "for auroc; paired stratified bootstrap for aucpr, or for auroc with --seed)")
 
     out = parser.add_argument_group("output")
-    out.add_argument("--format", choices=FORMATS, default="text",
-                     help="text (default), csv, markdown, latex (booktabs) or html")
+    out.add_argument("--format", choices=FORMATS, default=None,
+                     help="text, csv, markdown, latex (booktabs) or html; by default the --output file's "
+                          "extension (.txt, .csv, .md, .tex, .html) decides, and text on the screen")
     out.add_argument("--output", "-o", metavar="FILE",
                      help="write to FILE instead of the screen (an existing FILE only with --force)")
     out.add_argument("--force", action="store_true", help="overwrite the --output file if it exists")
@@ -168,18 +184,56 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read(path: Path) -> pl.LazyFrame:
+def _source(name: str) -> str:
+    """The input as messages name it: ``standard input`` for ``-``, otherwise the quoted file name."""
+    return "standard input" if name == STDIN else f"file {name!r}"
+
+
+def _input_suffix(name: str) -> str:
+    """The extension of an input file among :data:`INPUT_SUFFIXES` (``".csv.gz"`` counts as one)."""
+    lower = name.lower()
+    suffix = next((s for s in sorted(INPUT_SUFFIXES, key=len, reverse=True) if lower.endswith(s)), None)
+    if suffix is None:
+        raise InputError(f"file {name!r}: expected one of {', '.join(INPUT_SUFFIXES)} (or - for standard input); "
+                         f"got {''.join(Path(name).suffixes) or 'no extension'}")
+    return suffix
+
+
+def _read_csv_bytes(data: bytes, separator: str) -> pl.LazyFrame:
+    """CSV text held in memory (standard input, a decompressed file), types inferred from every row."""
+    return pl.read_csv(io.BytesIO(data), separator=separator, null_values=MISSING_TEXT,
+                       infer_schema_length=None).lazy()
+
+
+def _read(name: str) -> pl.LazyFrame:
+    if name == STDIN:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise InputError("file - reads CSV from standard input; pipe a file into it (... | aucpr-stats - ...)")
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+        if not data.strip():
+            raise InputError("standard input (file -) is empty; expected CSV with a header line")
+        return _read_csv_bytes(data, ",")
+    path = Path(name)
     if not path.exists():
-        raise InputError(f"file {str(path)!r} does not exist")
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
+        raise InputError(f"file {name!r} does not exist")
+    suffix = _input_suffix(name)
+    separator = INPUT_SUFFIXES[suffix]
+    if separator is None:
         return pl.scan_parquet(path)
-    if suffix not in (".csv", ".txt", ".tsv"):
-        raise InputError(f"file {str(path)!r}: expected a .csv, .tsv or .parquet file")
+    if suffix.endswith(".gz"):
+        import gzip
+
+        try:
+            with gzip.open(path, "rb") as handle:
+                data = handle.read()
+        except (OSError, EOFError) as exc:
+            raise InputError(f"file {name!r} is not a readable gzip file: {exc}") from None
+        return _read_csv_bytes(data, separator)
     # the column types are inferred from every row (infer_schema_length=None): a score column whose
     # integers turn into decimals late in the file is read as decimals, not refused at that row.
     # Inferred once, then given as the schema, so no later query reads the whole file to infer it again.
-    options = dict(separator="\t" if suffix == ".tsv" else ",", null_values=MISSING_TEXT)
+    options = dict(separator=separator, null_values=MISSING_TEXT)
     schema = pl.scan_csv(path, infer_schema_length=None, **options).collect_schema()
     return pl.scan_csv(path, schema=schema, **options)
 
@@ -279,8 +333,32 @@ def _csv(frame_or_table: Any) -> str:
     return attrs.evolve(frame_or_table, cells=escape_formulas(frame_or_table.cells)).to_csv()
 
 
+def _output_format(output: str | None, format: str | None) -> str:
+    """The output format: ``--format``, or the one the ``--output`` extension implies (text on the screen).
+
+    An ``--output`` extension of :data:`OUTPUT_SUFFIXES` that names another
+    format than ``--format`` is an error; so is an unknown extension without
+    ``--format`` (one line naming the accepted ones).
+    """
+    if not output:
+        return format or "text"
+    suffix = Path(output).suffix.lower()
+    implied = OUTPUT_SUFFIXES.get(suffix)
+    if format is None:
+        if implied is None:
+            accepted = ", ".join(f"{s} ({f})" for s, f in OUTPUT_SUFFIXES.items())
+            raise InputError(f"--output {output!r}: cannot tell the format from the extension "
+                             f"{suffix or '(none)'}; use one of {accepted} or give --format")
+        return implied
+    if implied is not None and implied != format:
+        raise InputError(f"--format {format} contradicts --output {output!r} (a {suffix} file is {implied}); "
+                         "drop --format or change the extension")
+    return format
+
+
 def _check_output(args: argparse.Namespace) -> None:
-    """An existing --output file is overwritten only with --force (checked before any work)."""
+    """The output format, and an existing --output file overwritten only with --force (before any work)."""
+    args.format = _output_format(args.output, args.format)
     if args.output and Path(args.output).exists() and not args.force:
         raise InputError(f"--output file {args.output!r} exists; pass --force to overwrite it")
 
@@ -295,7 +373,7 @@ def _run(args: argparse.Namespace) -> str:
         raise InputError(f"--digits must be 0 or more; got {args.digits}")
     if args.raw and args.format not in ("text", "csv"):
         raise InputError(f"--raw prints text or csv; got --format {args.format}")
-    frame = _read(Path(args.file))
+    frame = _read(args.file)
     outcome, score, by = _columns(args)
     positive = _positive_value(args.positive, frame, outcome)
     metrics = list(dict.fromkeys(args.metric or ["aucpr"]))
@@ -354,7 +432,8 @@ def _run(args: argparse.Namespace) -> str:
     if args.format == "text":
         scores = score if isinstance(score, str) else ", ".join(score)
         grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""
-        title = f"{' and '.join(m.upper() for m in metrics)} of {scores} for outcome {outcome}{grouping} ({args.file})"
+        source = "standard input" if args.file == STDIN else args.file
+        title = f"{' and '.join(m.upper() for m in metrics)} of {scores} for outcome {outcome}{grouping} ({source})"
         return f"{title}\n\n{table.to_text()}"
     return _csv(table) if args.format == "csv" else table.render(args.format)
 
@@ -384,7 +463,8 @@ def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, sc
         table = comparison_table(result, digits=args.digits)
         if args.format == "text":
             grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""
-            parts.append(f"Paired comparison of {metric.upper()} for outcome {outcome}{grouping} ({args.file})"
+            source = "standard input" if args.file == STDIN else args.file
+            parts.append(f"Paired comparison of {metric.upper()} for outcome {outcome}{grouping} ({source})"
                          f"\n\n{table.to_text()}")
         else:
             parts.append(_csv(table) if args.format == "csv" else table.render(args.format))
@@ -421,12 +501,12 @@ def main(argv: list[str] | None = None) -> int:
         for python, option in _OPTION_NAMES.items():  # speak in options, not keyword arguments
             message = message.replace(python, option)
         if message == NO_ROWS:
-            message = f"file {args.file!r} has no rows, only column names"
+            message = f"{_source(args.file)} has no rows, only column names"
         if isinstance(exc, NotImplementedError):
             message += " (try --interval none)"
         return _fail(args, f"{PROG}: error: {message}", 2)
     except pl.exceptions.PolarsError as exc:
-        return _fail(args, f"{PROG}: error reading {args.file!r}: {_first_line(exc)}", 2)
+        return _fail(args, f"{PROG}: error reading {_source(args.file)}: {_first_line(exc)}", 2)
     except OSError as exc:
         return _fail(args, f"{PROG}: error: {_first_line(exc)}", 2)
     except KeyboardInterrupt:

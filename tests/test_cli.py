@@ -185,7 +185,8 @@ def test_compare_prints_paired_comparison(capsys):
     c = expected.filter(pl.col("site") == "C").row(0, named=True)
     from aucpr_stats.report import format_cell
 
-    assert format_cell(c["difference"], c["lower"], c["upper"], digits=3) in row
+    # the text rendering typesets negative numbers with a true minus sign (U+2212)
+    assert format_cell(c["difference"], c["lower"], c["upper"], digits=3).replace("-", "\u2212") in row
     assert f"{c['estimate_a']:.3f}" in row and f"{c['estimate_b']:.3f}" in row
     assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--compare"]) == 2
     assert "--compare needs two or more scores" in capsys.readouterr().err

@@ -250,7 +250,7 @@ def test_argument_errors():
         compare(data, "y", ["a", "b"], metric="aucpr", method="delong")
     with pytest.raises(InputError, match=r"`metric` must be one of \['auroc', 'aucpr'\]; got 'auc'"):
         compare(data, "y", ["a", "b"], metric="auc")
-    with pytest.raises(InputError, match=r"`reference` must be one of `scores` \['a', 'b'\]; got 'c'"):
+    with pytest.raises(InputError, match=r"`reference` must be one of `score` \['a', 'b'\]; got 'c'"):
         compare(data, "y", ["a", "b"], reference="c")
     with pytest.raises(InputError, match="`reference` must be a level of `between`"):
         compare(data, "y", ["a"], between="site", reference=3)

@@ -57,3 +57,18 @@ def test_every_result_displays_in_a_notebook_with_a_heading_in_words():
     # the table in the display holds the numbers of the result
     estimates = results["auroc"].to_frame()["estimate"][0]
     assert f"{estimates:.6f}"[:6] in results["auroc"]._repr_html_()
+
+
+def test_compare_spells_score_as_aucpr_does_and_keeps_the_earlier_name():
+    import pytest
+
+    from aucpr_stats.exceptions import InputError
+
+    df = _frame()
+    by_name = compare(df, "y", score=["s", "t"], by="site").to_polars()
+    assert by_name.equals(compare(df, "y", ["s", "t"], by="site").to_polars())
+    assert by_name.equals(compare(df, "y", scores=["s", "t"], by="site").to_polars())
+    with pytest.raises(InputError, match=r"give the score columns once, as `score`"):
+        compare(df, "y", score=["s", "t"], scores=["s", "t"])
+    with pytest.raises(InputError, match=r"`score` must name at least two columns for a paired comparison"):
+        compare(df, "y", score=["s"])

@@ -41,10 +41,10 @@ def _compare_iv(metric, method, estimator, scores, between, reference, level, n_
     method = methods[0] if method is None else _validate.choice_iv(method, "method", methods)
     names = _validate.names_or_all_iv(DEFAULT_ESTIMATOR[metric] if estimator is None else estimator, "estimator",
                                       list(ESTIMATORS[metric]))
-    score_names = None if scores is None else _validate.names_iv(scores, "scores", allow_none=False)
+    score_names = None if scores is None else _validate.names_iv(scores, "score", allow_none=False)
     if between is None and score_names is not None and len(score_names) < 2:
         raise InputError(
-            f"`scores` must name at least two columns for a paired comparison; got {list(score_names)}. "
+            f"`score` must name at least two columns for a paired comparison; got {list(score_names)}. "
             "To compare one score between independent groups, pass `between=` (e.g. between='site')"
         )
     return metric, method, names, score_names, _validate.level_iv(level), _validate.n_boot_iv(n_boot)
@@ -54,10 +54,11 @@ def compare(
     data_or_formula: Any = None,
     /,
     outcome: str | None = None,
-    scores: Sequence[str] | None = None,
+    score: Sequence[str] | None = None,
     by: str | Sequence[str] | None = None,
     *,
     data: Any = None,
+    scores: Sequence[str] | None = None,
     metric: str = "auroc",
     method: str | None = None,
     reference: Any = None,
@@ -79,10 +80,14 @@ def compare(
         ``"y ~ s1 + s2 | site"`` with the data in ``data=``.
     outcome : str
         Binary outcome column (boolean, 0/1, or with ``positive=``).
-    scores : list of str
-        Score columns. Paired (no ``between``): two or more, compared on the
-        rows where all of them are present. Unpaired: one or more, each
-        compared between the levels of ``between``.
+    score : list of str
+        Score columns, spelled as in :func:`aucpr_stats.aucpr`. Paired (no
+        ``between``): two or more, compared on the rows where all of them are
+        present. Unpaired: one or more, each compared between the levels of
+        ``between``.
+    scores : list of str, optional
+        The same, under its earlier name (kept so existing code runs; give
+        one of ``score`` and ``scores``).
     by : str or list of str, optional
         Grouping columns: one set of comparisons per group.
     metric : {"auroc", "aucpr"}
@@ -157,6 +162,12 @@ def compare(
     >>> result.difference > 0
     True
     """
+    if scores is not None:
+        if score is not None:
+            raise InputError(f"give the score columns once, as `score` (or its earlier name `scores`); got "
+                             f"score={score!r} and scores={scores!r}")
+        score = scores
+    scores = score
     metric, method, names, score_names, level, n_boot = _compare_iv(
         metric, method, estimator, scores, between, reference, level, n_boot)
     seed = _validate.seed_iv(seed)
@@ -167,11 +178,11 @@ def compare(
     spec = ingested.spec
     if between is None and len(spec.scores) < 2:
         raise InputError(
-            f"`scores` must name at least two columns for a paired comparison; got {list(spec.scores)}. "
+            f"`score` must name at least two columns for a paired comparison; got {list(spec.scores)}. "
             "To compare one score between independent groups, pass `between=` (e.g. between='site')"
         )
     if between is None and reference is not None and reference not in spec.scores:
-        raise InputError(f"`reference` must be one of `scores` {list(spec.scores)}; got {reference!r}")
+        raise InputError(f"`reference` must be one of `score` {list(spec.scores)}; got {reference!r}")
     common = dict(metric=metric, method=method, level=level, reference=reference, estimators=names,
                   n_boot=n_boot if method == "bootstrap" else None)
     if between is None:

@@ -141,7 +141,9 @@ def smoothed_cdf_table(values: np.ndarray, counts: np.ndarray, h: float, *,
     lo = float(values[0]) - 8.0 * h
     hi = float(values[-1]) + 8.0 * h
     delta = h / nodes_per_h
-    n_nodes = int(math.ceil((hi - lo) / delta)) + 1
+    with np.errstate(over="ignore"):
+        steps = (hi - lo) / delta  # inf when a few far values dwarf the bandwidth: capped below
+    n_nodes = int(math.ceil(steps)) + 1 if steps < max_nodes else max_nodes + 1
     if n_nodes > max_nodes:
         n_nodes = max_nodes
         delta = (hi - lo) / (n_nodes - 1)

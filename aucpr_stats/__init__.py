@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from . import simulate
 from .api import aucpr, auroc
+from .arrays import aucpr_score, auroc_score
 from .compare import ComparisonResult, compare
 from .curves import BandResult, PrCurveResult, RocCurveResult, pr_curve, roc_curve
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATORS, ROC_ESTIMATORS
@@ -39,6 +40,8 @@ __all__ = [
     "pr_curve",
     "roc_curve",
     "compare",
+    "aucpr_score",
+    "auroc_score",
     "publication_table",
     "comparison_table",
     "parse_formula",

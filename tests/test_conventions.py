@@ -72,3 +72,31 @@ def test_compare_spells_score_as_aucpr_does_and_keeps_the_earlier_name():
         compare(df, "y", score=["s", "t"], scores=["s", "t"])
     with pytest.raises(InputError, match=r"`score` must name at least two columns for a paired comparison"):
         compare(df, "y", score=["s"])
+
+
+def test_the_array_interface_matches_scikit_learn_and_returns_the_usual_results():
+    import pytest
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    from aucpr_stats import AucprResult, AurocResult, aucpr_score, auroc_score
+    from aucpr_stats.exceptions import InputError, InputTypeError
+
+    rng = np.random.default_rng(8)
+    y = rng.random(500) < 0.3
+    s = np.round(rng.normal(size=500) + y, 1)
+    g = rng.choice(["a", "b"], 500)
+    ap = aucpr_score(y, s, estimator="average_precision", ties="published")
+    assert isinstance(ap, AucprResult) and ap.estimate == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    roc = auroc_score(y.astype(int).tolist(), s.reshape(-1, 1))  # lists and column vectors too
+    assert isinstance(roc, AurocResult) and roc.estimate == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    grouped = aucpr_score(y, s, groups=g, estimator="average_precision", ties="published").to_frame()
+    for key in ("a", "b"):
+        row = grouped.filter(pl.col("group") == key)
+        assert row["estimate"][0] == pytest.approx(average_precision_score(y[g == key], s[g == key]), abs=1e-12)
+    assert np.isfinite(auroc_score(y, s).conf_int()["lower"][0])
+    with pytest.raises(InputError, match=r"the arrays must have one length; got \{'y_true': 500, 'y_score': 499\}"):
+        aucpr_score(y, s[:-1])
+    with pytest.raises(InputError, match=r"`y_score` must be 1-D; got an array of shape \(250, 2\)"):
+        aucpr_score(y, s.reshape(250, 2))
+    with pytest.raises(InputTypeError, match=r"`y_true` must be a 1-D array-like; got str"):
+        aucpr_score("y", s)

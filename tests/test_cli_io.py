@@ -234,3 +234,16 @@ def test_comparison_table_uses_to_in_every_row_and_a_true_minus(capsys):
     status, out, _ = _main([str(DATA), "--formula", "disease ~ model_a + model_b | site", "--metric", "auroc",
                             "--compare", "--digits", "3", "--format", "csv"], capsys)
     assert status == 0 and "\u2212" not in out and ",0.099 (-0.017 to 0.214),0.094" in out
+
+
+def test_the_documented_pipe_runs():
+    import re
+    import shlex
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    pipe = next(line for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+                for line in block.splitlines() if "| aucpr-stats - " in line)
+    command = pipe.replace("aucpr-stats", f"{shlex.quote(sys.executable)} -m aucpr_stats.cli")
+    done = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[0] == "AUCPR of model_a for outcome disease by site (standard input)"

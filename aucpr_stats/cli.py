@@ -22,6 +22,7 @@ from typing import Any
 import polars as pl
 
 from . import api
+from . import __version__
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from .estimators.tie_blocks import DEFAULT_TIES, TIES
 from . import _validate
@@ -115,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("file", help="input file: .csv, .tsv, .csv.gz, .tsv.gz or .parquet, one row per case, "
                                       "or - for CSV on standard input "
                                       "(in CSV/TSV, empty cells and NA, N/A, NULL are missing values)")

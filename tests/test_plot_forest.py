@@ -44,7 +44,8 @@ def test_forest_rows_markers_and_bars():
     np.testing.assert_allclose(segs[:, 0], ci["lower"].to_numpy())
     np.testing.assert_allclose(segs[:, 1], ci["upper"].to_numpy())
     texts = [t.get_text() for t in ax.texts]
-    assert texts[0] == f"{ci['estimate'][0]:.2f} ({ci['lower'][0]:.2f}\u2013{ci['upper'][0]:.2f})"
+    assert texts[0] == "AUROC (95% CI)"  # the header over the values
+    assert texts[1] == f"{ci['estimate'][0]:.2f} ({ci['lower'][0]:.2f}\u2013{ci['upper'][0]:.2f})"
     assert ax.get_title() == "AUROC"
     plt.close(ax.figure)
 
@@ -56,8 +57,8 @@ def test_forest_aucpr_prevalence_reference_and_several_scores(tmp_path):
     ax = forest_plot(r, method=None, labels={"t": "model T"})
     frame = as_polars(r.to_frame())
     assert len(ax.get_yticks()) == frame.height == 6
-    assert ax.get_yticklabels()[1].get_text().startswith("A, model T")
-    prevalence = next(line for line in ax.get_lines() if line.get_marker() == "D")
+    assert ax.get_yticklabels()[1].get_text().startswith("A \u00b7 model T")
+    prevalence = next(line for line in ax.get_lines() if line.get_label().startswith("prevalence"))
     np.testing.assert_allclose(prevalence.get_xdata(), frame["prevalence"].to_numpy())
     path = tmp_path / "forest.png"
     ax.figure.savefig(path)
@@ -80,3 +81,32 @@ def test_import_does_not_load_matplotlib():
     code = "import aucpr_stats, aucpr_stats.plot, aucpr_stats.report, sys; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_forest_stacked_blocks_overall_and_metric_panels():
+    """Table 2 as a figure: an Overall diamond, a header row per variable, one panel per metric sharing the rows."""
+    import matplotlib.pyplot as plt
+
+    df = data(n=900).with_columns(sex=pl.Series(np.random.default_rng(2).choice(["F", "M"], 900)))
+    results = []
+    for by in (None, "site", "sex"):
+        results += [aucpr(df, "y", "s", by=by), auroc(df, "y", "s", by=by)]
+    pr_ax, roc_ax = forest_plot(results, labels={"sex": "Sex"})
+    labels = [t.get_text().split("  (")[0] for t in pr_ax.get_yticklabels()]
+    assert labels == ["Overall", "site", "A", "B", "C", "Sex", "F", "M"]
+    bold = [t.get_text().split("  (")[0] for t in pr_ax.get_yticklabels() if t.get_fontweight() == "bold"]
+    assert bold == ["Overall", "site", "Sex"]
+    # the rows of both panels hold the numbers of their own metric, read off the results
+    for ax, metric in ((pr_ax, aucpr), (roc_ax, auroc)):
+        expected = [metric(df, "y", "s").estimate]
+        for by in ("site", "sex"):
+            expected += as_polars(metric(df, "y", "s", by=by).to_frame())["estimate"].to_list()
+        squares = next(line for line in ax.get_lines() if line.get_marker() == "s")
+        diamond = next(line for line in ax.get_lines() if line.get_marker() == "D")
+        np.testing.assert_allclose([*diamond.get_xdata(), *squares.get_xdata()], expected)
+        np.testing.assert_allclose(diamond.get_ydata(), [7.0])  # the top row
+    assert pr_ax.get_xlabel().startswith("AUCPR (") and roc_ax.get_xlabel().startswith("AUROC (")
+    assert any(line.get_linestyle() == "--" and np.allclose(line.get_xdata(), 0.5) for line in roc_ax.get_lines())
+    headers = [t.get_text() for t in pr_ax.texts if t.get_fontweight() == "bold"]
+    assert headers == ["AUCPR (95% CI)", "Subgroup"]
+    plt.close(pr_ax.figure)

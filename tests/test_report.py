@@ -48,7 +48,7 @@ def stub(result):
 
 def test_point_estimate_cells_and_counts(frame_kind):
     r = aucpr(cohort(frame_kind), "y", "s1", by="site", estimator=AP)
-    table = r.table(digits=3)
+    table = r.table(digits=3, method=None)
     assert isinstance(table, PublicationTable)
     cells = as_polars(table.to_frame())
     frame = as_polars(r.to_frame())
@@ -112,7 +112,7 @@ def test_format_cell():
 
 def test_markdown_structure():
     r = aucpr(cohort(), "y", "s1", by="site", estimator=AP)
-    md = r.table(labels={"site": "Site|code"}).to_markdown().split("\n\n")[0].splitlines()
+    md = r.table(labels={"site": "Site|code"}, method=None).to_markdown().split("\n\n")[0].splitlines()
     assert md[0] == "| Site\\|code | Positives | Negatives | AUCPR |"
     assert md[1] == "| :--- | ---: | ---: | ---: |"
     assert len(md) == 2 + 3 and all(line.startswith("| ") and line.endswith(" |") for line in md)
@@ -167,7 +167,7 @@ def test_html_structure():
 
 def test_text_and_csv_and_render():
     r = aucpr(cohort(), "y", "s1", by="site", estimator=AP)
-    table = r.table()
+    table = r.table(method=None)
     assert table.render("text") == str(table) and table.render("csv").startswith("site,Positives,Negatives,AUCPR\n")
     with pytest.raises(InputError, match="`format` must be one of"):
         table.render("docx")
@@ -176,14 +176,15 @@ def test_text_and_csv_and_render():
 def test_errors():
     r = aucpr(cohort(), "y", "s1", by="site", estimator=AP)
     other = aucpr(cohort(), "y", "s1", estimator=AP)
-    with pytest.raises(InputError, match="same grouping"):
-        publication_table([r, other])
+    with pytest.raises(InputError, match="same metrics, estimators"):  # stacked blocks need the same columns
+        publication_table([r, auroc(cohort(), "y", "s1")])
+    publication_table([r, other])  # an ungrouped result with a grouped one: the Overall row of a stacked table
     with pytest.raises(InputError, match="different rows"):
         publication_table([r, aucpr(cohort(seed=4), "y", "s1", by="site", estimator=AP)])
     with pytest.raises(InputError, match="`digits`"):
         publication_table(r, digits=-1)
     with pytest.raises(InputError, match="share a header"):
-        publication_table([r, auroc(cohort(), "y", "s1", by="site")], labels={"AUROC": "AUCPR"})
+        publication_table([r, auroc(cohort(), "y", "s1", by="site")], labels={"AUROC": "AUCPR"}, method=None)
 
 
 def test_comparison_table_cells_equal_compare_numbers():
@@ -221,14 +222,14 @@ def test_overall_row_and_ungrouped_several_scores():
     df = cohort(n=500)
     grouped = aucpr(df, "y", ["s1", "s2"], by="site", estimator=AP)
     whole = aucpr(df, "y", ["s1", "s2"], estimator=AP)
-    plain = publication_table(whole)                   # ungrouped, two scores as columns
+    plain = publication_table(whole, method=None)      # ungrouped, two scores as columns
     assert plain.cells.columns == ["Positives", "Negatives", "s1: AUCPR", "s2: AUCPR"]
     frame = as_polars(whole.to_frame())
     assert plain.cells.row(0) == (frame["n_pos"][0], frame["n_neg"][0], *[f"{v:.2f}" for v in frame["estimate"]])
-    table = publication_table(grouped, overall=whole, overall_label="All sites")
+    table = publication_table(grouped, overall=whole, overall_label="All sites", method=None)
     assert table.cells["site"].to_list() == ["All sites", "a", "b", "c"]
     assert table.cells.row(0)[1:] == plain.cells.row(0)
-    assert table.cells.slice(1).equals(publication_table(grouped).cells)
+    assert table.cells.slice(1).equals(publication_table(grouped, method=None).cells)
     rows = publication_table(grouped, scores_as="rows", overall=whole)
     assert rows.cells.select("site", "Score").rows()[:2] == [("Overall", "s1"), ("Overall", "s2")]
     with pytest.raises(InputError, match="`overall` must hold the same"):

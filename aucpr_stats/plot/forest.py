@@ -1,4 +1,12 @@
-"""Forest plot of per-group estimates with their confidence intervals.
+"""Forest plot of per-group estimates with their confidence intervals, as journals print subgroup figures.
+
+One row per group (and score, estimator, method), one panel per metric
+(AUCPR, AUROC) sharing the rows, a reference in each panel (each group's
+prevalence for AUCPR, 0.5 for AUROC), the values printed under a header at
+the right of each panel. Results with different groupings (by sex, by age
+band) stack as blocks under a header row per variable, with the ungrouped
+results as an Overall row on top (a diamond), like
+:func:`~aucpr_stats.report.publication_table`.
 
 matplotlib is imported inside the function, so ``import aucpr_stats`` never
 needs it (install the ``plot`` extra: ``pip install "aucpr_stats[plot]"``).
@@ -12,52 +20,79 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from .._validate import level_iv
+from .._validate import SCORE_KEY, level_iv
 from ..exceptions import InputError, InputTypeError
 from ..report import format_cell, pretty_name
+from ..report.cells import Labels, level_text
+from ..report.publication import grouping
 
 __all__ = ["forest_plot"]
 
+_METRIC_NAMES = {"aucpr": "AUCPR", "auroc": "AUROC"}
 
-def _rows(results: Sequence[Any], method: Any, level: float, labels: Mapping[str, str],
-          options: Mapping[str, Any]) -> list[dict]:
-    """One dict per plotted row: label parts, estimate, bounds, counts, metric."""
-    several = len(results) > 1
-    rows: list[dict] = []
+
+def _frame(result: Any, method: Any, level: float, options: Mapping[str, Any]) -> pl.DataFrame:
+    """Estimates (and bounds) of one result with its counts, one row per (group, score, estimator, method)."""
+    m = method.get(result.metric) if isinstance(method, Mapping) else method
+    point = result.to_polars()
+    if m is None:
+        return point.with_columns(lower=pl.lit(None, dtype=pl.Float64), upper=pl.lit(None, dtype=pl.Float64),
+                                  method=pl.lit(None, dtype=pl.String))
+    frame = result.conf_int_polars(method=None if m == "default" else m, level=level, **options)
+    keys = list(result.by)
+    counts = point.select(*keys, "estimator", "n_pos", "n_neg", "prevalence")
+    frame = frame.drop([c for c in ("n_pos", "n_neg", "prevalence") if c in frame.columns])
+    return frame.join(counts, on=[*keys, "estimator"], how="left", nulls_equal=True, maintain_order="left")
+
+
+def _layout(results: Sequence[Any], method: Any, level: float, labels: Mapping[str, str],
+            options: Mapping[str, Any], overall_label: str):
+    """The rows of the figure and, per metric, the numbers of each row.
+
+    Returns ``rows`` (dicts with ``id``, ``text``, ``kind`` in ``"overall"``,
+    ``"header"``, ``"level"``, and counts), and ``values[metric][id]`` =
+    (estimate, lower, upper, prevalence).
+    """
+    blocks: dict[tuple, list] = {}
     for r in results:
-        m = method.get(r.metric) if isinstance(method, Mapping) else method
-        point = r.to_polars()
-        if m is None:
-            frame = point.with_columns(lower=pl.lit(None, dtype=pl.Float64), upper=pl.lit(None, dtype=pl.Float64))
-        else:
-            frame = r.conf_int_polars(method=None if m == "default" else m, level=level, **options)
-        keys = list(r.by)
-        counts = point.select(*keys, "estimator", "n_pos", "n_neg", "prevalence")
-        frame = frame.drop([c for c in ("n_pos", "n_neg", "prevalence") if c in frame.columns])
-        frame = frame.join(counts, on=[*keys, "estimator"], how="left", nulls_equal=True, maintain_order="left")
-        n_est = len(r.estimators)
-        n_methods = frame["method"].n_unique() if "method" in frame.columns else 1
-        for row in frame.iter_rows(named=True):
-            parts = [str(labels.get(str(row[k]), row[k])) for k in keys]
-            extra = []
-            if several:
-                extra.append(labels.get(r.metric, r.metric_label))
-            if n_est > 1:
-                extra.append(labels.get(row["estimator"], pretty_name(row["estimator"])))
-            if n_methods > 1:
-                extra.append(labels.get(row["method"], pretty_name(row["method"])))
-            rows.append({
-                "label": ", ".join(parts) if parts else "All",
-                "extra": ", ".join(extra),
-                "estimate": row["estimate"],
-                "lower": row.get("lower"),
-                "upper": row.get("upper"),
-                "n_pos": row["n_pos"],
-                "n_neg": row["n_neg"],
-                "prevalence": row["prevalence"],
-                "metric": r.metric,
-            })
-    return rows
+        blocks.setdefault(grouping(r), []).append(r)
+    stacked = len(blocks) > 1
+    frames = {id(r): _frame(r, method, level, options) for r in results}
+    several_scores = len({s for r in results for s in (r.score if isinstance(r.score, tuple) else (r.score,))}) > 1
+    # estimators and methods vary by metric (interpolated median / logit for AUCPR, A' / DeLong for AUROC):
+    # the panels share a row when they share the group and score; names show only where a metric has several
+    per_metric = {m: {"estimator": [], "method": []} for m in (r.metric for r in results)}
+    for r in results:
+        for c in ("estimator", "method"):
+            for v in frames[id(r)][c].unique(maintain_order=True).to_list():
+                if v not in per_metric[r.metric][c]:
+                    per_metric[r.metric][c].append(v)
+    rows: list[dict] = []
+    seen: set = set()
+    values: dict[str, dict] = {}
+    order = sorted(blocks, key=lambda g: g != ())  # the ungrouped (Overall) block first
+    for block in order:
+        kind = "overall" if block == () and stacked else "level"
+        if block and stacked:
+            rows.append({"id": ("header", block), "text": " \u00d7 ".join(labels.get(c, c) for c in block),
+                         "kind": "header", "n_pos": None, "n_neg": None})
+        for r in blocks[block]:
+            names = per_metric[r.metric]
+            for row in frames[id(r)].iter_rows(named=True):
+                parts = [str(labels.get(str(row[k]), "Missing" if row[k] is None else row[k])) for k in block]
+                extra = [str(labels.get(str(row[SCORE_KEY]), row[SCORE_KEY]))] if several_scores else []
+                extra += [labels.get(str(row[c]), pretty_name(str(row[c]))) for c in ("estimator", "method")
+                          if len(names[c]) > 1]
+                key = (block, tuple(row[k] for k in block), row.get(SCORE_KEY) if several_scores else None,
+                       *(names[c].index(row[c]) for c in ("estimator", "method")))
+                if key not in seen:
+                    seen.add(key)
+                    head = ", ".join(parts) if parts else (overall_label if stacked else "All")
+                    rows.append({"id": key, "text": head + (f" \u00b7 {', '.join(extra)}" if extra else ""),
+                                 "kind": kind, "n_pos": row["n_pos"], "n_neg": row["n_neg"]})
+                values.setdefault(r.metric, {})[key] = (row["estimate"], row.get("lower"), row.get("upper"),
+                                                        row["prevalence"])
+    return rows, values, per_metric
 
 
 def forest_plot(
@@ -73,9 +108,10 @@ def forest_plot(
     digits: int = 2,
     title: str | None = None,
     xlim: tuple[float, float] | None = None,
+    overall_label: str = "Overall",
     **conf_int_options: Any,
 ):
-    """Forest plot: one row per group with the estimate and its confidence interval.
+    """Forest plot: one row per group with the estimate and its confidence interval, one panel per metric.
 
     Parameters
     ----------
@@ -83,46 +119,60 @@ def forest_plot(
         :class:`~aucpr_stats.results.AucprResult` or
         :class:`~aucpr_stats.results.AurocResult` (grouped or not, one or
         several scores and estimators). Every (group, score, estimator,
-        method) combination is one row.
+        method) combination is one row. AUCPR and AUROC results go to
+        panels side by side that share the rows. Results with different
+        groupings stack as blocks, each under a header row naming its
+        variable; ungrouped results among them give the Overall row on top,
+        drawn as a diamond.
     method : "default", None, str or dict
         Interval method passed to ``result.conf_int``; ``"default"`` uses
         each result's default, None plots point estimates only, a dict maps
         a metric (``"aucpr"``, ``"auroc"``) to its method.
     level : float
         Confidence level.
-    ax : matplotlib Axes, optional
-        Where to draw; a new figure is made when omitted.
+    ax : matplotlib Axes or sequence of Axes, optional
+        Where to draw: one Axes per metric; a new figure when omitted.
     labels : dict, optional
-        Display labels for group values, metrics, estimators and methods.
+        Display labels for grouping variables, group values, scores,
+        metrics, estimators and methods.
     reference : "auto", None or float
-        "auto" marks each group's prevalence for AUCPR (the AUCPR of a score
-        that carries no information; Boyd et al. 2013) and a line at 0.5 for
-        AUROC. A float draws a vertical line there; None draws nothing.
+        "auto" marks each group's prevalence in the AUCPR panel (the AUCPR of
+        a score that carries no information; Boyd et al. 2013) and draws a
+        line at 0.5 in the AUROC panel. A float draws a vertical line there
+        in every panel; None draws nothing.
     counts : bool
-        Add "n=..., ... pos" to each row label.
+        Add "(n=..., ... pos)" to each row label.
     values : bool
-        Print "estimate (lower–upper)" at the right of each row.
+        Print "estimate (lower–upper)" at the right of each panel, under a
+        header naming the metric and the interval.
     digits : int
         Decimals of the printed values.
     title : str, optional
+        Title of the figure.
     xlim : (float, float), optional
-        Horizontal limits; default (0, 1) widened if needed.
+        Horizontal limits of every panel; default (0, 1) widened if needed.
+    overall_label : str
+        Label of the Overall row of a stacked figure.
     **conf_int_options
         Passed to ``conf_int`` (e.g. ``n_boot=``, ``seed=``).
 
     Returns
     -------
-    matplotlib.axes.Axes
+    matplotlib.axes.Axes or tuple of Axes
+        The Axes of the panel, or one per metric (in the order the metrics
+        first appear) when there are several.
 
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import polars as pl
-    >>> from aucpr_stats import aucpr
+    >>> from aucpr_stats import aucpr, auroc
     >>> from aucpr_stats.plot import forest_plot
     >>> df = pl.read_csv("data/synthetic_cohort.csv")
-    >>> ax = forest_plot(aucpr(df, "disease", "model_a", by="site"), method=None)
+    >>> axes = forest_plot([aucpr(df, "disease", "model_a", by="site"), auroc(df, "disease", "model_a", by="site")])
+    >>> [a.get_xlabel() for a in axes]
+    ['AUCPR', 'AUROC']
     """
     import matplotlib.pyplot as plt
 
@@ -131,72 +181,114 @@ def forest_plot(
     if not results:
         raise InputError("`results` must hold at least one result")
     for r in results:
-        if not hasattr(r, "to_polars") or not hasattr(r, "by"):
+        if not hasattr(r, "to_polars") or not hasattr(r, "by") or not hasattr(r, "metric"):
             raise InputTypeError(f"`results` must hold aucpr_stats results; got {type(r).__name__}")
     level = level_iv(level)
-    labels = dict(labels or {})
-    rows = _rows(list(results), method, level, labels, conf_int_options)
+    labels = Labels(labels).names  # the tables' default names too ("DeLong", "A' (Mann-Whitney)")
+    rows, numbers, names = _layout(list(results), method, level, labels, conf_int_options, overall_label)
+    metrics = list(numbers)
     n = len(rows)
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(9.0, 1.2 + 0.38 * n), layout="constrained")
+        width = 4.2 + 4.6 * len(metrics)
+        _, axes = plt.subplots(1, len(metrics), figsize=(width, 1.3 + 0.36 * n), sharey=True, squeeze=False,
+                               layout="constrained")
+        axes = list(axes[0])
+    else:
+        axes = list(ax) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
+        if len(axes) != len(metrics):
+            raise InputError(f"`ax` must hold one Axes per metric ({len(metrics)}: {metrics}); got {len(axes)}")
     y = np.arange(n)[::-1].astype(float)  # first row on top
-    est = np.array([np.nan if r["estimate"] is None else r["estimate"] for r in rows], dtype=float)
-    lo = np.array([np.nan if r["lower"] is None else r["lower"] for r in rows], dtype=float)
-    hi = np.array([np.nan if r["upper"] is None else r["upper"] for r in rows], dtype=float)
+    for axis, metric in zip(axes, metrics):
+        _panel(axis, metric, rows, numbers[metric], y, level=level, labels=labels, reference=reference,
+               values=values, digits=digits, xlim=xlim, names=names[metric])
 
+    tick_labels = []
+    for row in rows:
+        text = row["text"]
+        if counts and row["n_pos"] is not None:
+            text += f"  (n={row['n_pos'] + row['n_neg']}, {row['n_pos']} pos)"
+        tick_labels.append(text)
+    first = axes[0]
+    first.set_yticks(y, tick_labels)
+    if values:  # a header over the labels, level with the value headers
+        groupings = {row["id"][0] for row in rows if row["kind"] == "level"}
+        stacked = any(row["kind"] == "header" for row in rows)
+        one = next(iter(groupings)) if len(groupings) == 1 else ()
+        header = labels.get("subgroup", "Subgroup") if stacked else " \u00d7 ".join(labels.get(c, c) for c in one)
+        first.annotate(header,
+                       xy=(0.0, 1.0), xycoords="axes fraction", xytext=(-8, 4), textcoords="offset points",
+                       va="bottom", ha="right", fontsize=9, fontweight="bold")
+    first.set_ylim(-0.7, n - 0.3)
+    for tick, row in zip(first.get_yticklabels(), rows):
+        if row["kind"] in ("header", "overall"):
+            tick.set_fontweight("bold")
+    for axis in axes[1:]:
+        axis.tick_params(axis="y", left=False, labelleft=False)
+    if title and len(axes) == 1:
+        first.set_title(title)
+    elif title:
+        first.figure.suptitle(title)
+    return axes[0] if len(axes) == 1 else tuple(axes)
+
+
+def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray, *, level: float,
+           labels: Mapping[str, str], reference: Any, values: bool, digits: int, xlim: Any,
+           names: Mapping[str, list]) -> None:
+    """Draw one metric's markers, bars, reference and value column on ``ax``."""
+    def column(i: int) -> np.ndarray:
+        return np.array([_float(numbers.get(row["id"], (None,) * 4)[i]) for row in rows])
+
+    est, lo, hi, prev = column(0), column(1), column(2), column(3)
+    diamond = np.array([row["kind"] == "overall" for row in rows])
     has_ci = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(est)
     if has_ci.any():
         ax.hlines(y[has_ci], lo[has_ci], hi[has_ci], color="0.2", linewidth=1.6, zorder=2)
         ax.plot(np.c_[lo[has_ci], hi[has_ci]].T, np.c_[y[has_ci], y[has_ci]].T, "|", color="0.2",
                 markersize=7, zorder=2)
-    ok = np.isfinite(est)
-    ax.plot(est[ok], y[ok], "s", color="C0", markersize=7, zorder=3,
-            label="estimate" + (f" ({level * 100:g}% CI)" if has_ci.any() else ""))
+    square = np.isfinite(est) & ~diamond
+    ax.plot(est[square], y[square], "s", color="C0", markersize=7, zorder=3,
+            label="estimate" + (f" ({level_text(level)} CI)" if has_ci.any() else ""))
+    if (np.isfinite(est) & diamond).any():
+        ax.plot(est[diamond], y[diamond], "D", color="C0", markersize=9, zorder=3, label="overall")
 
-    metrics = {r["metric"] for r in rows}
-    if reference == "auto":
-        if "aucpr" in metrics:
-            prev = np.array([r["prevalence"] if r["metric"] == "aucpr" else np.nan for r in rows], dtype=float)
-            mask = np.isfinite(prev)
-            ax.plot(prev[mask], y[mask], "D", markerfacecolor="white", markeredgecolor="C3", markersize=6,
-                    zorder=2, label="prevalence (uninformative score)")
-        if metrics == {"auroc"}:
-            ax.axvline(0.5, color="C3", linestyle="--", linewidth=1, label="0.5 (uninformative score)")
-    elif reference is not None:
+    if reference == "auto" and metric == "aucpr":
+        mask = np.isfinite(prev)
+        ax.plot(prev[mask], y[mask], "|", color="C3", markersize=13, markeredgewidth=2, zorder=2,
+                label="prevalence (AUCPR of an uninformative score)")
+    elif reference == "auto" and metric == "auroc":
+        ax.axvline(0.5, color="C3", linestyle="--", linewidth=1, label="0.5 (uninformative score)")
+    elif reference not in ("auto", None):
         ax.axvline(float(reference), color="C3", linestyle="--", linewidth=1)
+    for row, yi in zip(rows, y):
+        if row["kind"] == "header":
+            ax.axhspan(yi - 0.5, yi + 0.5, color="0.95", zorder=0)
 
-    tick_labels = []
-    for r in rows:
-        text = r["label"] + (f" \u00b7 {r['extra']}" if r["extra"] else "")
-        if counts and r["n_pos"] is not None:
-            text += f"  (n={r['n_pos'] + r['n_neg']}, {r['n_pos']} pos)"
-        tick_labels.append(text)
-    ax.set_yticks(y, tick_labels)
-    ax.set_ylim(-0.7, n - 0.3)
-    finite = np.concatenate([est[ok], lo[has_ci], hi[has_ci]])
+    finite = np.concatenate([est[np.isfinite(est)], lo[has_ci], hi[has_ci]])
     left = min(0.0, float(finite.min())) if finite.size else 0.0
     right = max(1.0, float(finite.max())) if finite.size else 1.0
     pad = 0.025 * (right - left)  # room for markers and end caps at the limits
-    left, right = left - pad, right + pad
-    ax.set_xlim(xlim if xlim is not None else (left, right))
+    ax.set_xlim(xlim if xlim is not None else (left - pad, right + pad))
     ax.grid(axis="x", color="0.9", zorder=0)
     ax.set_axisbelow(True)
-    metric_names = sorted({labels.get(r["metric"], "AUCPR" if r["metric"] == "aucpr" else r["metric"].upper())
-                           for r in rows})
-    ax.set_xlabel(" / ".join(metric_names))
+    name = labels.get(metric, _METRIC_NAMES.get(metric, metric.upper()))
+    # the axis says which estimator and interval the panel shows when its rows do not
+    said = [labels.get(str(v), pretty_name(str(v))) + (" interval" if c == "method" else "")
+            for c in ("estimator", "method") if len(names[c]) == 1 and names[c][0] is not None for v in names[c]]
+    ax.set_xlabel(name + (f" ({'; '.join(said)})" if said else ""))
     if values:
-        for yi, r in zip(y, rows):
-            text = format_cell(r["estimate"], r["lower"], r["upper"], digits=digits,
-                               interval=r["lower"] is not None and not _nan(r["lower"]))
+        header = name + (f" ({level_text(level)} CI)" if has_ci.any() else "")
+        ax.annotate(header, xy=(1.0, 1.0), xycoords="axes fraction", xytext=(8, 4), textcoords="offset points",
+                    va="bottom", ha="left", fontsize=9, fontweight="bold")
+        for yi, row, e, a, b in zip(y, rows, est, lo, hi):
+            if row["kind"] == "header":
+                continue
+            text = format_cell(e, a, b, digits=digits, interval=bool(np.isfinite(a) and np.isfinite(b)))
             ax.annotate(text, xy=(1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
                         textcoords="offset points", va="center", ha="left", fontsize=9)
-    if title:
-        ax.set_title(title)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.55 / max(1.0, 0.35 * n + 0.6)), ncols=2,
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.6 / max(1.0, 0.36 * len(rows) + 0.6)), ncols=1,
               frameon=False, fontsize=8)
-    return ax
 
 
-def _nan(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+def _float(value: Any) -> float:
+    return math.nan if value is None else float(value)

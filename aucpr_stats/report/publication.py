@@ -15,12 +15,17 @@ from typing import Any, Mapping
 import polars as pl
 
 from .._validate import SCORE_KEY, integer_iv, level_iv
+from ..resample import DEFAULT_N_BOOT
 from ..exceptions import InputError, InputTypeError
 from .cells import Labels, format_cell, level_text, marks_footnote, note_marks, one_separator, pretty_name
 from .comparison import comparison_table
+from .stacked import heterogeneity_footnote, stack_tables
 from .table import PublicationTable
 
-__all__ = ["publication_table"]
+__all__ = ["publication_table", "grouping"]
+
+#: Interval methods that draw random numbers: the footnote gives their replicates and seed.
+RESAMPLING = ("bootstrap", "cross_validation")
 
 
 def _methods_for(result: Any, method: Any) -> list[str | None]:
@@ -63,12 +68,12 @@ def _check_results(results: Any) -> list:
     for r in results:
         if not hasattr(r, "to_polars") or not hasattr(r, "by") or not hasattr(r, "metric"):
             raise InputTypeError(f"`results` must hold aucpr_stats results; got {type(r).__name__}")
-    first = tuple(c for c in results[0].by if c != SCORE_KEY)
-    for r in results[1:]:
-        other = tuple(c for c in r.by if c != SCORE_KEY)
-        if other != first:
-            raise InputError(f"all results must have the same grouping; got {list(first)} and {list(other)}")
     return results
+
+
+def grouping(result: Any) -> tuple:
+    """The group key columns of a result, without the ``score`` key of several scores."""
+    return tuple(c for c in result.by if c != SCORE_KEY)
 
 
 def _counts_frame(results: list, group_keys: tuple, score_to_columns: bool, any_multi: bool) -> pl.DataFrame:
@@ -171,9 +176,24 @@ def _headers(column_order: list[tuple], estimators_by_metric: dict, methods_by_m
     return headers
 
 
+def _method_text(method: str, options: Mapping, method_options: Mapping | None, label: Labels) -> str:
+    """A method's name as the footnote gives it, with replicates and seed for the resampling methods."""
+    text = label(method, pretty_name(method))
+    if method not in RESAMPLING:
+        return text
+    used = {**options, **((method_options or {}).get(method, {}))}
+    parts = []
+    if method == "bootstrap":
+        parts.append(f"{used.get('n_boot', DEFAULT_N_BOOT)} replicates")
+    seed = used.get("seed")
+    parts.append(f"seed {seed}" if isinstance(seed, (int, str)) and not isinstance(seed, bool)
+                 else "no seed set (rerunning gives other limits)" if seed is None else "a generator as seed")
+    return f"{text}, {', '.join(parts)}"
+
+
 def _footnote(results: list, estimators_by_metric: dict, methods_by_metric: dict, level: float,
-              label: Labels) -> str:
-    """What the cells hold, per metric: estimator, interval method and level."""
+              label: Labels, options: Mapping | None = None, method_options: Mapping | None = None) -> str:
+    """What the cells hold, per metric: estimator, interval method (replicates, seed) and level."""
     notes = []
     for metric, ests in estimators_by_metric.items():
         metric_label = next(r.metric_label for r in results if r.metric == metric)
@@ -181,7 +201,7 @@ def _footnote(results: list, estimators_by_metric: dict, methods_by_metric: dict
         meths = [m for m in methods_by_metric[metric] if m is not None]
         if meths:
             what = (f"estimate ({level_text(level)} confidence interval, "
-                    f"{'; '.join(label(m, pretty_name(m)) for m in meths)})")
+                    f"{'; '.join(_method_text(m, options or {}, method_options, label) for m in meths)})")
         else:
             what = "point estimate"
         notes.append(f"{label(metric, metric_label)}: {what}; estimator {est_text}.")
@@ -191,20 +211,22 @@ def _footnote(results: list, estimators_by_metric: dict, methods_by_metric: dict
 def publication_table(
     results: Any,
     *,
-    method: Any = None,
+    method: Any = "default",
     level: float = 0.95,
     digits: int = 2,
     labels: Mapping[str, str] | None = None,
     counts: bool = True,
+    prevalence: bool = False,
     scores_as: str = "columns",
     sep: str = "\u2013",
     na: str = "NA",
     method_options: Mapping[str, Mapping[str, Any]] | None = None,
     overall: Any = None,
     overall_label: str = "Overall",
+    heterogeneity: Any = None,
     **conf_int_options: Any,
 ) -> PublicationTable:
-    """Turn results into a publication table, one row per group.
+    """Turn results into a publication table, one row per group; several groupings stack as blocks.
 
     Parameters
     ----------
@@ -213,13 +235,17 @@ def publication_table(
         :func:`~aucpr_stats.report.comparison_table`. Otherwise
         :class:`~aucpr_stats.results.AucprResult`,
         :class:`~aucpr_stats.results.AurocResult` (any result with
-        ``to_frame()`` and ``conf_int()``), computed on the same rows and
-        grouping. Several results give several columns (e.g. AUCPR and AUROC
-        side by side).
-    method : None, "default", str, list of str, or dict
-        Interval method(s) passed to ``result.conf_int(method=...)``. None
-        (default) shows point estimates only; ``"default"`` uses each
-        result's own default method; a dict maps a metric (``"aucpr"``,
+        ``to_frame()`` and ``conf_int()``), computed on the same rows.
+        Results with the same grouping give columns side by side (e.g.
+        AUCPR and AUROC by site). Results with different groupings (by sex,
+        by age band) give a *stacked* table, Table 2 as journals print it:
+        a ``Subgroup`` column, a header row per variable and its levels
+        below; ungrouped results among them give the Overall row on top.
+    method : "default", None, str, list of str, or dict
+        Interval method(s) passed to ``result.conf_int(method=...)``.
+        ``"default"`` (the default) uses each metric's own default method
+        (the one ``result.conf_int()`` uses); None shows point estimates
+        only; a dict maps a metric (``"aucpr"``,
         ``"auroc"``) to its method(s), e.g. ``{"aucpr": "logit", "auroc": "delong"}``.
     level : float
         Confidence level of the intervals (0.95 gives "95% CI").
@@ -232,6 +258,10 @@ def publication_table(
         (``"aucpr"``), estimators, methods, or a whole generated header.
     counts : bool
         Show the number of positives and negatives per group.
+    prevalence : bool
+        Show the prevalence (positives / rows) per group, as a percentage:
+        the AUCPR of a score that carries no information (Boyd et al. 2013),
+        so the baseline against which each AUCPR reads.
     scores_as : {"columns", "rows"}
         With several scores: one column per score (default; needs the same
         counts for every score in a group), or ``score`` as a row key.
@@ -250,6 +280,11 @@ def publication_table(
         epidemiology tables put the whole cohort above its subgroups.
     overall_label : str
         The key text of that row.
+    heterogeneity : None, str or dict
+        Add a footnote with the p-value for heterogeneity across the groups
+        of each grouping (:meth:`~aucpr_stats.results.EstimateResult.heterogeneity`),
+        with this method (``"default"`` for each metric's default, or a
+        dict from metric to method).
     **conf_int_options
         Passed on to every ``conf_int`` call.
 
@@ -262,7 +297,8 @@ def publication_table(
     Raises
     ------
     InputError
-        Results with different groupings or counts, bad ``digits`` or ``scores_as``.
+        Results of one grouping computed on different rows (different
+        counts), blocks with different columns, bad ``digits`` or ``scores_as``.
 
     Examples
     --------
@@ -271,13 +307,34 @@ def publication_table(
     >>> from aucpr_stats.report import publication_table
     >>> df = pl.DataFrame({"y": [1, 0, 1, 0, 1, 0], "s": [0.9, 0.8, 0.7, 0.3, 0.6, 0.1],
     ...                    "g": ["a", "a", "a", "b", "b", "b"]})
-    >>> table = publication_table(aucpr(df, "y", "s", by="g", estimator="average_precision"))
+    >>> table = publication_table(aucpr(df, "y", "s", by="g", estimator="average_precision"), method=None)
     >>> table.to_frame()["AUCPR"].to_list()
     ['0.83', '1.00']
     """
     if hasattr(results, "paired") and hasattr(results, "table"):  # a ComparisonResult
         return comparison_table(results, digits=digits, labels=labels, counts=counts, sep=sep, na=na)
     results = _check_results(results)
+    common = dict(method=method, level=level, digits=digits, labels=labels, counts=counts, prevalence=prevalence,
+                  scores_as=scores_as, sep=sep, na=na, method_options=method_options, heterogeneity=heterogeneity,
+                  **conf_int_options)
+    blocks: dict[tuple, list] = {}
+    for r in results:
+        blocks.setdefault(grouping(r), []).append(r)
+    if len(blocks) == 1:
+        return _one_grouping(results, overall=overall, overall_label=overall_label, **common)
+    top = [*blocks.pop(()), *([] if overall is None else _check_results(overall))] if () in blocks else overall
+    tables = [_one_grouping(block, overall=None, overall_label=overall_label, **common) for block in blocks.values()]
+    top_table = None if top is None else _one_grouping(_check_results(top), overall=None,
+                                                       overall_label=overall_label, **common)
+    return stack_tables(tables, overall=top_table, overall_label=overall_label, label=Labels(labels), sep=sep)
+
+
+def _one_grouping(
+    results: list, *, method: Any, level: float, digits: int, labels: Mapping[str, str] | None, counts: bool,
+    prevalence: bool, scores_as: str, sep: str, na: str, method_options: Mapping | None, overall: Any,
+    overall_label: str, heterogeneity: Any, **conf_int_options: Any,
+) -> PublicationTable:
+    """The table of results that share one grouping (and its optional Overall row)."""
     digits = integer_iv(digits, "digits", 0)
     if scores_as not in ("columns", "rows"):
         raise InputError(f"`scores_as` must be 'columns' or 'rows'; got {scores_as!r}")
@@ -305,14 +362,23 @@ def publication_table(
         wide = pl.DataFrame({repr(c): long.filter(pl.col("__col") == repr(c))["__cell"] for c in column_order})
         table = pl.concat([counts_frame.select("n_pos", "n_neg"), wide], how="horizontal")
     cell_cols = [repr(c) for c in column_order]
-    table = table.select(*row_keys, *(["n_pos", "n_neg"] if counts else []), *cell_cols)
+    if prevalence:  # a percentage with one decimal: the baseline each AUCPR reads against
+        rate = pl.col("n_pos") / (pl.col("n_pos") + pl.col("n_neg"))
+        table = table.with_columns(
+            pl.when(rate.is_finite()).then(rate.mul(100).round(1).map_elements(lambda v: f"{v:.1f}",
+                                                                                return_dtype=pl.String))
+            .otherwise(pl.lit(na)).alias("prevalence"))
+    table = table.select(*row_keys, *(["n_pos", "n_neg"] if counts else []), *(["prevalence"] if prevalence else []),
+                         *cell_cols)
     table = table.with_columns(pl.col(c).fill_null(na) for c in cell_cols)
-    table = table.with_columns(pl.col(c).cast(pl.String) for c in row_keys)
+    # a missing group key (rows with a null in a `by` column form their own group) prints as "Missing"
+    table = table.with_columns(pl.col(c).cast(pl.String).fill_null(label("missing", "Missing")) for c in row_keys)
     if labels:  # group values ("1 small") get their display labels too
         user = {str(k): str(v) for k, v in labels.items()}
         table = table.with_columns(pl.col(c).replace(user) for c in row_keys)
     rename = {c: label(c) for c in row_keys}
     rename.update({"n_pos": label("n_pos"), "n_neg": label("n_neg")} if counts else {})
+    rename.update({"prevalence": label("prevalence", "Prevalence (%)")} if prevalence else {})
     rename.update(headers)
     table = table.rename(rename)
 
@@ -324,16 +390,18 @@ def publication_table(
         table = _with_overall_row(
             table, key_labels,
             publication_table(overall, method=method, level=level, digits=digits, labels=labels, counts=counts,
-                              scores_as=scores_as, sep=sep, na=na, method_options=method_options,
-                              **conf_int_options),
+                              prevalence=prevalence, scores_as=scores_as, sep=sep, na=na,
+                              method_options=method_options, **conf_int_options),
             overall_label,
         )
         n_overall = table.height - n_before
     table = one_separator(table, numeric, sep)  # the overall row included: one bound separator per table
     return PublicationTable(
         cells=table, key_columns=key_labels, numeric_columns=numeric,
-        note=" ".join(filter(None, [_footnote(results, estimators_by_metric, methods_by_metric, level, label),
-                                    marks_footnote(used_marks)])),
+        note=" ".join(filter(None, [_footnote(results, estimators_by_metric, methods_by_metric, level, label,
+                                              conf_int_options, method_options),
+                                    marks_footnote(used_marks),
+                                    heterogeneity_footnote(results, heterogeneity, level, label)])),
         frame_kind=results[0].frame_kind, n_overall=n_overall,
     )
 

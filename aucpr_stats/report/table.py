@@ -39,6 +39,10 @@ class PublicationTable:
         The type ``to_frame()`` returns.
     n_overall : int
         Leading whole-cohort rows (``overall=``), set off by a rule in LaTeX.
+    header_rows : tuple of int
+        In a stacked table, the rows that name a variable above its levels
+        (bold in Markdown and Word, italic in LaTeX, row-group headers in
+        HTML); the level rows below them are indented when typeset.
     """
 
     cells: pl.DataFrame
@@ -47,6 +51,7 @@ class PublicationTable:
     note: str
     frame_kind: str = "polars"
     n_overall: int = 0
+    header_rows: tuple[int, ...] = ()
 
     # --------------------------------------------------------------- frames
     def to_frame(self):
@@ -67,9 +72,19 @@ class PublicationTable:
     def _rows(self) -> list[list[str]]:
         return [["" if v is None else str(v) for v in row] for row in self._display().iter_rows()]
 
+    def _in_block(self) -> list[bool]:
+        """Per row: True for a level row under a variable header of a stacked table (indented when typeset)."""
+        first = min(self.header_rows, default=self.cells.height)
+        return [i >= first and i not in self.header_rows for i in range(self.cells.height)]
+
     def to_text(self, note: bool = True) -> str:
         """An aligned monospace table (what the command line prints)."""
-        body = text_table(self._display(), right_align=self.numeric_columns)
+        display = self._display()
+        if self.header_rows:  # level rows indented under their variable
+            key = self.key_columns[0]
+            indent = pl.Series([("  " if b else "") for b in self._in_block()], dtype=pl.String)
+            display = display.with_columns((indent + pl.col(key).fill_null("")).alias(key))
+        body = text_table(display, right_align=self.numeric_columns)
         return f"{body}\n\n{self.note}" if note and self.note else body
 
     def to_csv(self) -> str:
@@ -84,7 +99,10 @@ class PublicationTable:
         headers = self.cells.columns
         align = ["---:" if h in self.numeric_columns else ":---" for h in headers]
         lines = ["| " + " | ".join(esc(h) for h in headers) + " |", "| " + " | ".join(align) + " |"]
-        lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in self._rows()]
+        rows = self._rows()
+        for i in self.header_rows:  # a variable's header row in bold
+            rows[i][0] = f"**{rows[i][0]}**"
+        lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
         out = "\n".join(lines)
         return f"{out}\n\n{self.note}" if note and self.note else out
 
@@ -105,7 +123,15 @@ class PublicationTable:
             lines.append(rf"\label{{{label}}}")
         lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
                   " & ".join(latex_escape(h) for h in headers) + r" \\", r"\midrule"]
-        body = [" & ".join(latex_escape(c) for c in row) + r" \\" for row in self._rows()]
+        body = []
+        for i, (row, in_block) in enumerate(zip(self._rows(), self._in_block())):
+            if i in self.header_rows:  # a variable's header across the table, in italics
+                body.append(rf"\multicolumn{{{len(headers)}}}{{l}}{{\textit{{{latex_escape(row[0])}}}}} \\")
+                continue
+            cells = [latex_escape(c) for c in row]
+            if in_block:
+                cells[0] = rf"\quad {cells[0]}"
+            body.append(" & ".join(cells) + r" \\")
         if 0 < self.n_overall < len(body):
             body.insert(self.n_overall, r"\midrule")
         lines += body
@@ -130,13 +156,32 @@ class PublicationTable:
         lines.append("<tr>" + "".join(cell("th", h, h) for h in headers) + "</tr>")
         lines.append("</thead>")
         lines.append("<tbody>")
-        for row in self._rows():
-            lines.append("<tr>" + "".join(cell("td", c, h) for c, h in zip(row, headers)) + "</tr>")
+        for i, (row, in_block) in enumerate(zip(self._rows(), self._in_block())):
+            if i in self.header_rows:
+                lines.append(f'<tr><th colspan="{len(headers)}" scope="rowgroup" style="text-align: left">'
+                             f"{_html.escape(row[0])}</th></tr>")
+                continue
+            first = cell("td", row[0], headers[0])
+            if in_block:
+                first = first.replace("<td>", '<td style="padding-left: 1.5em">', 1)
+            lines.append("<tr>" + first + "".join(cell("td", c, h) for c, h in zip(row[1:], headers[1:])) + "</tr>")
         lines.append("</tbody>")
         if note and self.note:
             lines.append(f'<tfoot><tr><td colspan="{len(headers)}">{_html.escape(self.note)}</td></tr></tfoot>')
         lines.append("</table>")
         return "\n".join(lines)
+
+    def to_docx(self, path: Any, caption: str | None = None, note: bool = True) -> None:
+        """Write a Word document holding the table (needs the ``docx`` extra: ``python-docx``).
+
+        Many journals take tables only as Word files. The caption comes
+        first, then the table (header row bold, counts and cells
+        right-aligned, variable rows of a stacked table bold and their
+        levels indented), then the footnote in a smaller font.
+        """
+        from .docx import write_docx
+
+        write_docx(self, path, caption=caption, note=note)
 
     def render(self, format: str = "text", **options: Any) -> str:
         """Render as ``"text"``, ``"csv"``, ``"markdown"``, ``"latex"`` or ``"html"``."""

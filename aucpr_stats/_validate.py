@@ -36,11 +36,20 @@ __all__ = [
     "flag_iv",
     "probability_iv",
     "extra_column_iv",
+    "negative_iv",
+    "DIRECTIONS",
+    "UNUSED_LEVELS",
     "scalar_iv",
     "shown",
 ]
 
 MISSING_POLICIES = ("error", "drop")
+
+#: The values of ``direction=``: which way a score points.
+DIRECTIONS = ("higher", "lower", "auto")
+
+#: The values of ``unused_levels=``: keep declared levels without rows (with a note) or drop them.
+UNUSED_LEVELS = ("keep", "drop")
 
 #: Name of the key column that identifies the score when several scores are given.
 SCORE_KEY = "score"
@@ -55,6 +64,10 @@ class ColumnSpec:
     by: tuple[str, ...]
     positive: Any
     missing: str
+    #: Levels of the outcome counted as negative (None: every level but ``positive``, for a two-level outcome).
+    negative: tuple | None = None
+    #: Which way the score points: ``"higher"`` (larger = more likely positive), ``"lower"`` or ``"auto"``.
+    direction: str = "higher"
 
     @property
     def scores(self) -> tuple[str, ...]:
@@ -276,7 +289,36 @@ def scores_iv(score: Any) -> str | tuple[str, ...]:
     )
 
 
-def column_spec_iv(data: Any, outcome: Any, score: Any, by: Any, positive: Any, missing: Any) -> ColumnSpec:
+def negative_iv(negative: Any, positive: Any) -> tuple | None:
+    """``negative=``: None, one level or a list of levels of the outcome, as a tuple of distinct scalars.
+
+    The levels must not include ``positive``; a frame or a mapping is refused.
+    """
+    if negative is None:
+        return None
+    if isinstance(negative, (str, bytes, bool, int, float, np.generic)):
+        levels = (scalar_iv(negative),)
+    elif isinstance(negative, (list, tuple, set, frozenset)) or type(negative).__name__ in ("ndarray", "Series"):
+        levels = tuple(dict.fromkeys(scalar_iv(v) for v in negative))
+        if not levels:
+            raise InputError("`negative` must name at least one level of the outcome; got an empty list")
+    else:
+        raise InputTypeError(
+            f"`negative` must be None, a level of the outcome or a list of levels; got {shown(negative)} "
+            f"of type {type(negative).__name__}"
+        )
+    for level in levels:
+        if level is None or (isinstance(level, float) and math.isnan(level)):
+            raise InputError("`negative` cannot name a missing value (None or NaN); missing outcomes are "
+                             "handled by `missing=`")
+    positive = scalar_iv(positive)
+    if positive is not None and any(level == positive and type(level) is type(positive) for level in levels):
+        raise InputError(f"`negative`={list(levels)} contains the `positive` level {positive!r}")
+    return levels
+
+
+def column_spec_iv(data: Any, outcome: Any, score: Any, by: Any, positive: Any, missing: Any, *,
+                   negative: Any = None, direction: Any = "higher") -> ColumnSpec:
     """Validate the column arguments shared by ``aucpr``, ``auroc`` and friends.
 
     ``score`` may be one column name or a list of names; several scores add a
@@ -298,7 +340,10 @@ def column_spec_iv(data: Any, outcome: Any, score: Any, by: Any, positive: Any, 
             "that several scores add to the results; rename that grouping column"
         )
     columns_exist(data, {"outcome": [outcome], "score": scores, "by": by_names})
-    return ColumnSpec(outcome=outcome, score=score, by=by_names, positive=scalar_iv(positive), missing=missing)
+    negative = negative_iv(negative, positive)
+    direction = choice_iv(direction, "direction", DIRECTIONS)
+    return ColumnSpec(outcome=outcome, score=score, by=by_names, positive=scalar_iv(positive), missing=missing,
+                      negative=negative, direction=direction)
 
 
 def extra_column_iv(data: Any, value: Any, argument: str, spec: ColumnSpec) -> str:

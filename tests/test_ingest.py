@@ -91,8 +91,11 @@ def test_positive_level_absent(frame_kind):
 
 
 def test_positive_level_with_more_levels_is_one_vs_rest(frame_kind):
+    # issue 16: a third level no longer counts as negative silently; `negative=` says which levels are
     data = base(frame_kind, y=["flu", "cold", "flu", "covid", "flu", "cold"])
-    result = aucpr(data, outcome="y", score="s", estimator=AP, positive="flu")
+    with pytest.raises(OutcomeError, match=r"has 3 levels: 'cold' \(2 rows\), 'covid' \(1 row\), 'flu' \(3 rows\)"):
+        aucpr(data, outcome="y", score="s", estimator=AP, positive="flu")
+    result = aucpr(data, outcome="y", score="s", estimator=AP, positive="flu", negative=["cold", "covid"])
     assert result.n_pos.tolist() == [3] and result.n_neg.tolist() == [3]
     reference = aucpr(base(frame_kind), outcome="y", score="s", estimator=AP)
     assert result.estimate == pytest.approx(reference.estimate, abs=1e-15)

@@ -6,7 +6,9 @@
 ``.evaluate(grid, method=)`` reads the curve at chosen recalls (false positive
 rates for ROC; :mod:`.points` has the exact conventions), and
 :meth:`PrCurveResult.band` builds the Clémençon & Vayatis (2009) confidence
-bands (:mod:`.bands`, with the non-random pieces in :mod:`.smoothing`).
+bands (:mod:`.bands`, with the non-random pieces in :mod:`.smoothing`);
+:meth:`RocCurveResult.band` and :meth:`RocCurveResult.intervals` the ROC
+curve's bootstrap band and pointwise intervals (:mod:`.roc_band`).
 """
 
 from __future__ import annotations
@@ -18,23 +20,28 @@ from ..ingest import read
 from .bands import BAND_METHODS, BandResult
 from .points import CURVE_METHODS, pr_step, roc_step
 from .results import PrCurveResult, RocCurveResult
+from .roc_band import RocBandResult, roc_band, roc_intervals
 
-__all__ = ["pr_curve", "roc_curve", "PrCurveResult", "RocCurveResult", "BandResult", "BAND_METHODS",
+__all__ = ["pr_curve", "roc_curve", "PrCurveResult", "RocCurveResult", "BandResult", "RocBandResult", "roc_band",
+           "roc_intervals", "BAND_METHODS",
            "CURVE_METHODS", "pr_step", "roc_step"]
 
 
-def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, missing, ties=DEFAULT_TIES):
+def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, missing, ties=DEFAULT_TIES,
+           negative=None, unused_levels="keep"):
     ties = ties_iv(ties)
     ingested = read(function, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    stacklevel=3)
+                    negative=negative, unused_levels=unused_levels, stacklevel=3)
     return cls(ties=ingested.ties, keys=ingested.keys, by=ingested.key_columns, notes=ingested.notes,
                frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
-               options={"positive": positive, "missing": missing, "ties": ties})
+               options={"positive": positive, "negative": ingested.spec.negative, "missing": missing, "ties": ties,
+                        "unused_levels": unused_levels})
 
 
 def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
              by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
-             missing: str = "error", ties: str = DEFAULT_TIES) -> PrCurveResult:
+             missing: str = "error", ties: str = DEFAULT_TIES, negative: Any = None,
+             unused_levels: str = "keep") -> PrCurveResult:
     """Empirical precision-recall curve, per group.
 
     Same column interface as :func:`aucpr_stats.aucpr`: ``pr_curve(df, "y", "s", by="site")``
@@ -57,6 +64,12 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
         The positive level of ``outcome`` (required unless boolean or 0/1).
     missing : {"error", "drop"}
         What to do with rows with a missing outcome or score.
+    negative : scalar or list, optional
+        The negative level(s) of an outcome with more than two levels, as in
+        :func:`aucpr_stats.aucpr`.
+    unused_levels : {"keep", "drop"}
+        Declared levels of the grouping columns without rows: a NaN curve
+        with a note (default), or dropped; as in :func:`aucpr_stats.aucpr`.
     ties : {"interpolate", "published"}
         How the curve crosses a tie block holding both classes, as in
         :func:`aucpr_stats.aucpr`: ``"interpolate"`` (default) along the
@@ -96,19 +109,21 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
     >>> curve.evaluate([0.5], method="step")["precision"].round(3).to_list()  # 1.5 / (1.5 + 2 * 1/2)
     [0.6]
     """
-    return _curve(PrCurveResult, "pr_curve", data_or_formula, data, outcome, score, by, positive, missing, ties)
+    return _curve(PrCurveResult, "pr_curve", data_or_formula, data, outcome, score, by, positive, missing, ties,
+                  negative, unused_levels)
 
 
 
 def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
               by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
-              missing: str = "error") -> RocCurveResult:
+              missing: str = "error", negative: Any = None, unused_levels: str = "keep") -> RocCurveResult:
     """Empirical ROC curve, per group; same arguments as :func:`pr_curve`.
 
     Returns
     -------
     RocCurveResult
-        ``.to_frame()`` (threshold, tp, fp, fpr, tpr), ``.evaluate(fpr, method=)``, ``.plot()``.
+        ``.to_frame()`` (threshold, tp, fp, fpr, tpr), ``.evaluate(fpr, method=)``, ``.plot()``,
+        ``.band()`` (simultaneous bootstrap band), ``.intervals(specificity=)`` (pROC's ``ci.se``/``ci.sp``).
 
     Examples
     --------
@@ -118,4 +133,5 @@ def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score:
     >>> roc_curve(df, "y", "s").to_frame()["tpr"].round(3).to_list()
     [0.0, 0.333, 0.333, 0.667, 0.667, 1.0]
     """
-    return _curve(RocCurveResult, "roc_curve", data_or_formula, data, outcome, score, by, positive, missing)
+    return _curve(RocCurveResult, "roc_curve", data_or_formula, data, outcome, score, by, positive, missing,
+                  negative=negative, unused_levels=unused_levels)

@@ -31,12 +31,14 @@ import numpy as np
 import polars as pl
 
 from .. import _frames, _validate
-from .._validate import ColumnSpec
+from .._validate import SCORE_KEY, ColumnSpec
 from ..exceptions import InputError
 from ..formula import resolve
 from ..ties import TieTable
 from .build import tie_table_from_counts
 from .checks import NO_ROWS, check_key_names, check_stats
+from .direction import warn_auto_direction
+from .levels import UNUSED_NOTE, expand_levels, spread_paired, spread_segments, warn_missing_keys
 from .notes import group_notes, warn_degenerate
 from .paired import PairedScores
 from .polars_source import Collected, read_polars
@@ -91,6 +93,13 @@ class Ingested:
         For paired comparisons: the tables of every score on the complete rows.
     notes : tuple
         Per group, why it has no estimate (no positives, no negatives), or None.
+    unused : ndarray of bool, optional
+        Per group, True for a group made only by a declared level absent from
+        the data (an empty segment; see :mod:`.levels`).
+    missing_keys : tuple
+        (column, rows) for each ``by`` column with missing values.
+    directions : dict
+        The direction each score was read in (``"higher"`` or ``"lower"``).
     """
 
     ties: TieTable | None
@@ -100,6 +109,9 @@ class Ingested:
     folds: FoldTables | None = None
     paired: PairedScores | None = None
     notes: tuple = ()
+    unused: np.ndarray | None = None
+    missing_keys: tuple = ()
+    directions: dict = attrs.field(factory=dict)
 
     @property
     def key_columns(self) -> tuple[str, ...]:
@@ -116,6 +128,7 @@ class Ingested:
 
 def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *, positive: Any,
          missing: Any, fold: Any = None, between: Any = None, paired: bool = False,
+         negative: Any = None, direction: Any = "higher", unused_levels: Any = "keep",
          stacklevel: int = 3) -> Ingested:
     """The start of every public entry point: resolve a formula, check the columns, ingest, note degenerate groups.
 
@@ -127,6 +140,13 @@ def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: An
         As the entry point received them (see :func:`aucpr_stats.formula.resolve`).
     positive, missing
         The outcome's positive level and the missing-value policy.
+    negative : scalar or list, optional
+        The outcome's negative level(s); other levels are then missing outcomes.
+    direction : {"higher", "lower", "auto"}
+        Which way the scores point (:mod:`.direction`).
+    unused_levels : {"keep", "drop"}
+        Keep a group for every declared level (and combination) without rows,
+        or drop the groups without rows (:mod:`.levels`).
     fold, between : str, optional
         A fold column (per-fold tables too) or a column whose levels are
         compared (one more key, before ``score``).
@@ -139,19 +159,30 @@ def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: An
     -------
     Ingested
         With ``notes`` filled in; one :class:`~aucpr_stats.exceptions.DegenerateGroupWarning`
-        is raised for the groups without both classes.
+        is raised for the groups without both classes, one
+        :class:`~aucpr_stats.ingest.levels.MissingKeyWarning` for missing keys
+        and one :class:`~aucpr_stats.ingest.direction.DirectionWarning` for
+        ``direction="auto"``.
     """
     data, outcome, score, by = resolve(data_or_formula, data, outcome, score, by, function=function)
-    spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing)
+    spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing, negative=negative,
+                                    direction=direction)
+    unused_levels = _validate.choice_iv(unused_levels, "unused_levels", _validate.UNUSED_LEVELS)
     if fold is not None:
         fold = _validate.extra_column_iv(data, fold, "fold", spec)
     if between is not None:
         between = _validate.extra_column_iv(data, between, "between", spec)
-    ingested = ingest(data, spec, extra_keys=(between,) if between is not None else (), fold=fold, paired=paired)
+    ingested = ingest(data, spec, extra_keys=(between,) if between is not None else (), fold=fold, paired=paired,
+                      unused_levels=unused_levels)
     n_pos, n_neg = ingested.counts
     notes = group_notes(n_pos, n_neg)
+    if ingested.unused is not None:
+        notes = [UNUSED_NOTE if unused else note for note, unused in zip(notes, ingested.unused)]
+    warn_auto_direction(ingested.directions, stacklevel=stacklevel + 2)
+    warn_missing_keys(ingested.missing_keys, stacklevel=stacklevel + 2)
     warn_degenerate(ingested.keys, ingested.key_columns, notes, stacklevel=stacklevel + 2)
-    return attrs.evolve(ingested, notes=tuple(notes))
+    directions = {k: v for k, v in ingested.directions.items() if not k.startswith("__")}
+    return attrs.evolve(ingested, notes=tuple(notes), directions=directions)
 
 
 def source_for(data: Any) -> Callable[..., Collected]:
@@ -165,7 +196,7 @@ def source_for(data: Any) -> Callable[..., Collected]:
 
 
 def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold: str | None = None,
-           paired: bool = False) -> Ingested:
+           paired: bool = False, unused_levels: str | None = None) -> Ingested:
     """Check ``data`` against ``spec`` and build the tie tables of all groups, collecting the data once.
 
     With several score columns (``spec.score`` a tuple) the scores are
@@ -188,6 +219,13 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
         A fold column: tables per (group, fold) are built too, and merged into the group tables.
     paired : bool
         Build :class:`PairedScores` instead of ``ties`` (several scores on the same rows).
+    unused_levels : {"keep", "drop"}, optional
+        ``"keep"``: a group for every combination of declared levels (a key
+        column of type Enum, or a pandas Categorical), empty when absent from
+        the data. ``"drop"``: only groups with rows left (also drops the
+        groups whose rows were all dropped for missing values). None
+        (default): the key combinations present in the data (:func:`read`
+        passes ``"keep"`` unless told otherwise).
 
     Raises
     ------
@@ -201,15 +239,62 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
     if _has_no_rows(data, spec):
         raise InputError(NO_ROWS)
     collected = source_for(data)(data, spec, by, fold, paired)
-    check_stats(collected.stats, spec, collected.examples)
+    check_stats(collected.stats, spec, collected.examples, collected.level_counts)
     tables, keys = collected.build()
-    if paired:
-        return Ingested(ties=None, keys=keys.drop("n_rows"), spec=spec, kind=collected.kind, paired=tables)
     folds = None
-    if fold is not None:
+    if fold is not None and not paired:
         tables, keys, folds = _merge_folds(tables, keys, fold, [c for c in keys.columns
                                                                  if c not in (fold, "n_missing", "n_rows")])
-    return Ingested(ties=tables, keys=keys.drop("n_rows"), spec=spec, kind=collected.kind, folds=folds)
+    tables, keys, folds, unused = _levels_of_groups(tables, keys, folds, spec, paired, unused_levels)
+    missing_keys = tuple((name, int(keys.filter(pl.col(name).is_null())["n_rows"].sum()))
+                         for name in by if keys[name].null_count())
+    common = dict(keys=keys.drop("n_rows"), spec=spec, kind=collected.kind, unused=unused,
+                  missing_keys=missing_keys, directions=collected.directions)
+    if paired:
+        return Ingested(ties=None, paired=tables, **common)
+    return Ingested(ties=tables, folds=folds, **common)
+
+
+def _levels_of_groups(tables, keys: pl.DataFrame, folds: FoldTables | None, spec: ColumnSpec, paired: bool,
+                      unused_levels: str):
+    """Groups for every declared level (``"keep"``), or only the groups with rows (``"drop"``)."""
+    columns = [c for c in keys.columns if c not in ("n_missing", "n_rows")]
+    if not columns or unused_levels is None:
+        return tables, keys, folds, None
+    if unused_levels == "keep":
+        fixed = {SCORE_KEY: list(spec.scores)} if spec.multi_score else {}
+        grown = expand_levels(keys, columns, fixed)
+        if grown is None:
+            return tables, keys, folds, None
+        keys, position, unused = grown
+        n_groups = keys.height
+        tables = (spread_paired(tables, position, n_groups) if paired
+                  else spread_segments(tables, position, n_groups))
+        if folds is not None:
+            folds = attrs.evolve(folds, group=position[folds.group])
+        return tables, keys, folds, unused
+    first = tables.tables[0] if paired else tables
+    kept = np.diff(first.offsets) > 0
+    if kept.all():
+        return tables, keys, folds, None
+    position = np.cumsum(kept) - 1
+    keys = keys.filter(pl.Series(kept))
+    offsets_of = (lambda t: TieTable(t.score, t.pos, t.neg, t.offsets[np.r_[0, np.flatnonzero(kept) + 1]]))
+    if paired:
+        tables = attrs.evolve(tables, tables=tuple(offsets_of(t) for t in tables.tables),
+                              group=position[tables.group])
+    else:
+        tables = offsets_of(tables)
+    if folds is not None:
+        keep_fold = kept[folds.group]
+        folds = attrs.evolve(folds, ties=_keep_segments(folds.ties, keep_fold),
+                             group=position[folds.group[keep_fold]], fold=folds.fold.filter(pl.Series(keep_fold)))
+    return tables, keys, folds, None
+
+
+def _keep_segments(ties: TieTable, keep: np.ndarray) -> TieTable:
+    """The segments of ``ties`` where ``keep`` holds (the others are empty)."""
+    return TieTable(ties.score, ties.pos, ties.neg, ties.offsets[np.r_[0, np.flatnonzero(keep) + 1]])
 
 
 def _has_no_rows(data: Any, spec: ColumnSpec) -> bool:

@@ -59,12 +59,21 @@ def check_key_names(by: tuple, fold: str | None = None, between: tuple = ()) -> 
                 )
 
 
-def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], list]) -> None:
+def _levels_text(counts: list[tuple]) -> str:
+    """``'no' (50 rows), 'yes' (47 rows)`` from (level, rows) pairs."""
+    return ", ".join(f"{level!r} ({rows} row{'s' * (rows != 1)})" for level, rows in counts)
+
+
+def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], Any],
+                level_counts: Callable[[str], list] | None = None) -> None:
     """Raise the first applicable input error, naming column, problem and row count.
 
     ``stats`` holds the counts of one read of the data (see
     :class:`~aucpr_stats.ingest.polars_source.Collected`); ``examples(which,
-    column)`` gives the first row numbers of a problem, for the message.
+    column)`` gives the first rows of a problem, for the message (row numbers,
+    or a text such as ``index labels ['p17']``); ``level_counts(which)`` the
+    outcome's levels with their row counts (``"all"``, or ``"neither"``
+    positive nor negative), also only for messages.
     """
     n_rows = stats["n_rows"]
     if n_rows == 0:
@@ -77,18 +86,35 @@ def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], li
                 f"`score` column {name!r} has {count} infinite value{'s' * (count != 1)} "
                 f"(first rows: {shown}); scores must be finite"
             )
+    if spec.negative is not None:  # before the missing values: a misnamed level would make every row "neither"
+        for role, count, named in (("positive", stats["n_positive"], spec.positive),
+                                   ("negative", stats.get("n_negative", 1), list(spec.negative))):
+            if count == 0:
+                found = (_levels_text(level_counts("all")) if level_counts is not None
+                         else repr(list(stats["levels"])))
+                raise OutcomeError(
+                    f"`{role}`={named!r} does not occur in `outcome` column {spec.outcome!r}; its levels are "
+                    f"{found}"
+                )
     if stats["row_missing"]:
         if spec.missing == "error":
             parts = []
-            if stats["y_missing"]:
-                parts.append(f"`outcome` column {spec.outcome!r}: {stats['y_missing']}")
+            neither = stats.get("y_neither") or 0
+            if stats["y_missing"] - neither:
+                parts.append(f"`outcome` column {spec.outcome!r}: {stats['y_missing'] - neither}")
+            if neither:
+                found = f" (levels {_levels_text(level_counts('neither'))})" if level_counts is not None else ""
+                parts.append(f"`outcome` column {spec.outcome!r} neither `positive`={spec.positive!r} nor "
+                             f"`negative`={list(spec.negative)!r}: {neither}{found}")
             for i, name in enumerate(spec.scores):
                 if stats[f"s_missing_{i}"]:
                     parts.append(f"`score` column {name!r}: {stats[f's_missing_{i}']}")
             shown = examples("missing", None)
             what = "outcome or score" if not spec.multi_score else "outcome or score (in any score column)"
+            what = f"a missing (null or NaN) {what}" + (", or an outcome neither positive nor negative"
+                                                         if neither else "")
             raise MissingValueError(
-                f"{stats['row_missing']} of {n_rows} rows have a missing (null or NaN) {what} "
+                f"{stats['row_missing']} of {n_rows} rows have {what} "
                 f"({'; '.join(parts)}; first rows: {shown}). Pass missing='drop' to drop them; "
                 "the result then records how many were dropped per group"
             )
@@ -113,6 +139,14 @@ def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], li
         raise OutcomeError(
             f"`outcome` column {spec.outcome!r} has a single level {shown}; "
             "an AUC needs both positives and negatives"
+        )
+    if spec.positive is not None and spec.negative is None and n_levels > 2:
+        counts = level_counts("all") if level_counts is not None else [(level, "?") for level in levels]
+        more = " ..." if n_levels > len(counts) else ""
+        raise OutcomeError(
+            f"`outcome` column {spec.outcome!r} has {n_levels} levels: {_levels_text(counts)}{more}. "
+            f"With `positive`={spec.positive!r}, pass `negative=` to name the negative level(s); rows with "
+            "any other level then count as missing outcomes (an error, or dropped with missing='drop')"
         )
     if spec.positive is None and n_levels > 2:
         raise OutcomeError(

@@ -32,6 +32,7 @@ from ..exceptions import InputError, InputTypeError, OutcomeError
 from ..ties import TieTable
 from .build import tie_table_from_rows
 from .class_sort import PARALLEL_MIN_ROWS, pivots_from_sample, sort_classes
+from .direction import score_directions
 from .exact_scores import score_expressions
 from .keys import group_index, integer_like, ties_from_cells
 from .paired import paired_scores
@@ -58,7 +59,8 @@ class Collected:
         The caller's frame type, for frames handed back.
     stats : dict
         The counts :func:`~aucpr_stats.ingest.checks.check_stats` reads: ``n_rows``,
-        ``y_missing``, ``row_missing``, per score ``s_missing_i``, ``s_infinite_i``,
+        ``y_missing`` (with ``negative=``, also the outcomes neither positive
+        nor negative), ``y_neither``, ``row_missing``, per score ``s_missing_i``, ``s_infinite_i``,
         ``s_usable_i``, and the outcome's ``levels``, ``n_levels``, ``n_positive``.
     examples : callable
         ``examples(which, column)``: the first row numbers with an infinite
@@ -71,12 +73,32 @@ class Collected:
         keys, one row per segment: the key columns sorted ascending with nulls
         last (``by``, then ``score`` for several scores, then the fold column),
         ``n_missing`` and ``n_rows``.
+    level_counts : callable, optional
+        ``level_counts(which)``: (level, rows) pairs of the outcome's levels
+        (``"all"``) or of the levels neither positive nor negative
+        (``"neither"``), at most 12; computed only for an error message.
+    directions : dict
+        The direction each score was read in (``"higher"`` or ``"lower"``),
+        by score column; ``direction="auto"`` resolved.
     """
 
     kind: str
     stats: dict
     examples: Callable[[str, Any], list]
     build: Callable[[], tuple]
+    level_counts: Callable[[str], list] | None = None
+    directions: dict = attrs.field(factory=dict)
+
+
+def _fits(level: Any, dtype: pl.DataType) -> bool:
+    """Whether ``level`` can name a level of an outcome of type ``dtype``."""
+    if dtype == pl.Boolean:
+        return isinstance(level, (bool, np.bool_))
+    if dtype.is_numeric():
+        return isinstance(level, (int, float, np.number)) and not isinstance(level, (bool, np.bool_))
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return isinstance(level, str)
+    return True
 
 
 def outcome_coding(spec: ColumnSpec, dtype: pl.DataType) -> tuple[pl.Expr, Any]:
@@ -92,15 +114,7 @@ def outcome_coding(spec: ColumnSpec, dtype: pl.DataType) -> tuple[pl.Expr, Any]:
             f"`outcome` column {spec.outcome!r} has type {dtype}; pass `positive=` to name the positive "
             "level (outcomes without it must be boolean or 0/1)"
         )
-    if dtype == pl.Boolean:
-        ok = isinstance(positive, (bool, np.bool_))
-    elif dtype.is_numeric():
-        ok = isinstance(positive, (int, float, np.number)) and not isinstance(positive, (bool, np.bool_))
-    elif dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum)):
-        ok = isinstance(positive, str)
-    else:
-        ok = True
-    if not ok:
+    if not _fits(positive, dtype):
         raise OutcomeError(
             f"`positive`={positive!r} ({type(positive).__name__}) cannot name a level of `outcome` "
             f"column {spec.outcome!r}, which has type {dtype}"
@@ -108,10 +122,32 @@ def outcome_coding(spec: ColumnSpec, dtype: pl.DataType) -> tuple[pl.Expr, Any]:
     return col == pl.lit(positive), positive
 
 
+def negative_coding(spec: ColumnSpec, dtype: pl.DataType) -> pl.Expr | None:
+    """Expression that is True for the ``negative=`` levels (None without ``negative=``)."""
+    if spec.negative is None:
+        return None
+    for level in spec.negative:
+        if not _fits(level, dtype):
+            raise OutcomeError(
+                f"`negative` level {level!r} ({type(level).__name__}) cannot name a level of `outcome` "
+                f"column {spec.outcome!r}, which has type {dtype}"
+            )
+    col = pl.col(spec.outcome)
+    if isinstance(dtype, (pl.Categorical, pl.Enum)):
+        col = col.cast(pl.String)  # an Enum refuses a level it does not declare
+    return col.is_in(list(spec.negative))
+
+
 def example_rows(lf: pl.LazyFrame, mask: pl.Expr, limit: int = 5) -> list[int]:
     """Row numbers (0-based) of the first rows where ``mask`` holds; only used for messages."""
     rows = lf.with_row_index("__row").filter(mask).select("__row").head(limit).collect()
     return rows["__row"].to_list()
+
+
+def _positional(index: Any) -> bool:
+    """True for pandas' default index 0, 1, 2, ... (its labels are the row numbers)."""
+    start, step = getattr(index, "start", None), getattr(index, "step", None)
+    return start == 0 and step == 1
 
 
 def _scans_files(data: Any) -> bool:
@@ -133,7 +169,7 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
     is grouped on last; ``paired`` keeps the scores side by side.
     """
     scores = spec.scores
-    lf, kind = _frames.to_lazy(data, columns=[spec.outcome, *scores, *by, *((fold,) if fold else ())])
+    lf, kind = _frames.to_lazy(data, columns=[spec.outcome, *scores, *by, *((fold,) if fold else ())], keys=by)
     schema = lf.collect_schema()
     for name in scores:
         s_type = schema[name]
@@ -141,12 +177,17 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
             raise InputTypeError(f"`score` column {name!r} must be numeric; got type {s_type}")
     y_type = schema[spec.outcome]
     coding, positive_level = outcome_coding(spec, y_type)
+    negative = negative_coding(spec, y_type)
+    engine = "streaming" if _scans_files(data) else "auto"
     # each score as float64, ranked on its own type first where the cast would merge distinct values
-    as_float = score_expressions(lf, schema, scores, engine="streaming" if _scans_files(data) else "auto")
+    as_float = score_expressions(lf, schema, scores, engine=engine)
 
-    y_missing = pl.col(spec.outcome).is_null()
+    y_null = pl.col(spec.outcome).is_null()
     if y_type.is_float():
-        y_missing = y_missing | pl.col(spec.outcome).is_nan()
+        y_null = y_null | pl.col(spec.outcome).is_nan()
+    # with `negative=`, an outcome that is neither positive nor negative counts as a missing outcome
+    y_neither = pl.lit(False) if negative is None else (~y_null & ~coding & ~negative).fill_null(False)
+    y_missing = y_null | y_neither
     s_missing, s_infinite = {}, {}
     for name in scores:
         s_missing[name] = pl.col(name).is_null()
@@ -155,6 +196,10 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
             s_missing[name] = s_missing[name] | pl.col(name).is_nan()
             s_infinite[name] = pl.col(name).is_infinite()
     row_missing = y_missing | pl.any_horizontal(*s_missing.values())
+    directions = score_directions(spec, lf, coding, y_missing, s_missing, as_float, engine)
+    for name, direction in directions.items():
+        if direction == "lower":  # negated as float64 (exact); + 0.0 turns -0.0 into 0.0, one tie with 0.0
+            as_float[name] = -as_float[name] + 0.0
 
     levels = pl.col(spec.outcome).filter(~y_missing)
     # the outcome's levels from min / max and a count (one cheap pass); the
@@ -173,6 +218,8 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
         **({"n_true": pl.col(spec.outcome).sum().cast(pl.Int64)} if boolean_outcome else {}),
         n_rows=pl.len(),
         y_missing=y_missing.sum(),
+        y_neither=y_neither.sum(),
+        **({"n_negative": (negative.fill_null(False) & ~y_missing).sum()} if negative is not None else {}),
         row_missing=row_missing.sum(),
         **{f"s_missing_{i}": s_missing[name].sum() for i, name in enumerate(scores)},
         **{f"s_infinite_{i}": s_infinite[name].sum() for i, name in enumerate(scores)},
@@ -202,9 +249,18 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
     stats.update(_levels(stats, positive_level, boolean_outcome, lf, levels))
     keys = keys.with_columns(pl.col("n_missing").cast(pl.Int64))
 
-    def examples(which: str, column: Any = None) -> list[int]:
+    def examples(which: str, column: Any = None) -> list | str:
         mask = s_infinite[column] if which == "infinite" else pl.any_horizontal(y_missing, *s_missing.values())
-        return example_rows(lf, mask)
+        rows = example_rows(lf, mask)
+        if kind == "pandas" and not _positional(data.index):  # the labels pandas users look rows up by
+            return f"index labels {data.index[rows].tolist()}"
+        return rows
+
+    def level_counts(which: str) -> list[tuple]:
+        """(level, rows) of the outcome's levels (``"all"``) or of those neither positive nor negative."""
+        mask = ~y_null if which == "all" else y_neither
+        counts = lf.filter(mask).group_by(spec.outcome).len().sort(spec.outcome).head(12).collect()
+        return [tuple(row) for row in counts.iter_rows()]
 
     def build() -> tuple:
         if paired:
@@ -226,7 +282,8 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
             return ties, keys.with_columns(pl.col(_K).cast(pl.String)).rename({_K: SCORE_KEY})
         return ties, keys
 
-    return Collected(kind=kind, stats=stats, examples=examples, build=build)
+    return Collected(kind=kind, stats=stats, examples=examples, build=build, level_counts=level_counts,
+                     directions=directions)
 
 
 def _paired(frame: pl.DataFrame, keys: pl.DataFrame, keys_by: list[str], scores: tuple):

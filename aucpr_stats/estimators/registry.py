@@ -184,9 +184,16 @@ DEFAULT_ROC_ESTIMATOR = DEFAULT_ESTIMATOR["auroc"]
 
 
 def records(metric: str, names: Sequence[str], ties: str = DEFAULT_TIES) -> list[Estimator]:
-    """The registry records of ``names`` under ``ties=`` (names already checked)."""
+    """The registry records of ``names`` under ``ties=`` (names already checked; partial-area labels too)."""
     registry = ESTIMATORS[metric]
-    return [registry[name].under(ties) for name in names]
+    return [registry[name].under(ties) if name in registry else _partial_record(metric, name, ties) for name in names]
+
+
+def _partial_record(metric: str, label: str, ties: str) -> Estimator:
+    """The record of a partial area, from its label (``"a_prime, specificity 0.8-1"``, see :mod:`.partial`)."""
+    from .partial import record_for_label
+
+    return record_for_label(metric, label, ties)
 
 
 def reduction_for(records: Iterable[Estimator]) -> Callable[[TieTable], TieTable]:

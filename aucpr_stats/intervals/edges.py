@@ -25,6 +25,7 @@ import numpy as np
 
 from .boundaries import (BOUNDARY_NOTE, CANNOT_FORM_NOTE, TRUNCATED_NOTE, join_notes, newcombe_interval, truncate,
                          wilson_interval)
+from ..estimators.partial import is_partial
 from .small_sample import small_sample_mask, small_sample_note
 
 __all__ = ["BOUNDARY_METHOD", "boundary_interval", "at_the_edges"]
@@ -98,6 +99,8 @@ def at_the_edges(request, method, out: dict) -> dict:
             # only where the method formed an interval: a NaN on purpose (too few folds, ...) stays NaN
             edge = (np.isfinite(estimate) & np.isfinite(lower) & np.isfinite(upper)
                     & ((estimate <= 0.0) | (estimate >= 1.0) | (se == 0.0) | (lower == upper) | separated))
+        # the score intervals are for the full area: a partial area keeps its own interval at the edges
+        edge &= np.array([not is_partial(record) for record in request.estimators], dtype=bool)[None, :]
         if edge.any():
             b_lower, b_upper, _ = boundary_interval(request, np.where(separated, 1.0, estimate))
             lower[edge], upper[edge] = b_lower[edge], b_upper[edge]

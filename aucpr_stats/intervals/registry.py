@@ -14,6 +14,7 @@ from typing import Callable
 import attrs
 import numpy as np
 
+from ..estimators.partial import is_partial
 from .bootstrap import bootstrap_method, bootstrap_note
 from .boundaries import newcombe_interval, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, wald_interval
@@ -92,17 +93,27 @@ def _delong_note(request, out) -> np.ndarray:
     return notes
 
 
+def _full_area(record) -> bool:
+    """Closed forms are for the full area: a partial area (``specificity=``, ``recall=``) has none here."""
+    return not is_partial(record)
+
+
+#: What the closed-form methods need (for the error naming a partial area).
+_FULL = dict(serves=_full_area, needs="the full area (a partial area has the 'bootstrap' and, for AUCPR, "
+                                      "'cross_validation' intervals)")
+
 _BOOTSTRAP = IntervalMethod("bootstrap", bootstrap_method, options=("n_boot", "seed", "chunk_size"),
                             columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note)
 
 #: Interval methods per metric, in display order; the first is not necessarily the default.
 INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
     "aucpr": {
-        "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _binomial_se(r), r.level))),
+        "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _binomial_se(r), r.level)),
+                                **_FULL),
         "binomial": IntervalMethod("binomial", _closed(lambda est, r: binomial_interval(est, r.result.n_pos[:, None],
-                                                                                        r.level))),
+                                                                                        r.level)), **_FULL),
         "wilson": IntervalMethod("wilson", _closed(lambda est, r: wilson_interval(est, r.result.n_pos[:, None],
-                                                                                  r.level)), fallback=False),
+                                                                                  r.level)), fallback=False, **_FULL),
         "bootstrap": _BOOTSTRAP,
         "cross_validation": IntervalMethod(
             "cross_validation", cross_validation_method, options=("folds", "seed", "quantile", "return_folds"),
@@ -114,15 +125,16 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
     },
     "auroc": {
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
-                                 note=_delong_note),
+                                 note=_delong_note, **_FULL),
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
-                                note=_delong_note),
+                                note=_delong_note, **_FULL),
         "hanley_mcneil": IntervalMethod(
             "hanley_mcneil", _closed(lambda est, r: wald_interval(
-                est, hanley_mcneil_se(est, r.result.n_pos[:, None], r.result.n_neg[:, None]), r.level))),
+                est, hanley_mcneil_se(est, r.result.n_pos[:, None], r.result.n_neg[:, None]), r.level)), **_FULL),
         "newcombe": IntervalMethod(
             "newcombe", _closed(lambda est, r: newcombe_interval(est, r.result.n_pos[:, None],
-                                                                 r.result.n_neg[:, None], r.level)), fallback=False),
+                                                                 r.result.n_neg[:, None], r.level)), fallback=False,
+            **_FULL),
         "bootstrap": _BOOTSTRAP,
     },
 }

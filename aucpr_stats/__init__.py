@@ -14,7 +14,7 @@ from . import simulate
 from .api import aucpr, auroc
 from .arrays import aucpr_score, auroc_score
 from .compare import ComparisonResult, compare
-from .curves import BandResult, PrCurveResult, RocCurveResult, pr_curve, roc_curve
+from .curves import BandResult, PrCurveResult, RocBandResult, RocCurveResult, pr_curve, roc_curve
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATORS, ROC_ESTIMATORS
 from .ties import TieTable
 from .exceptions import (
@@ -30,6 +30,8 @@ from .exceptions import (
 from .formula import Formula, FormulaError, parse_formula
 from .report import PublicationTable, comparison_table, publication_table
 from .results import AucprResult, AurocResult
+from .thresholds import CutoffResult, cutoffs
+from .planning import PlanResult, power, sample_size
 
 __version__ = "0.1.0"
 
@@ -45,13 +47,19 @@ __all__ = [
     "publication_table",
     "comparison_table",
     "parse_formula",
+    "cutoffs",
+    "sample_size",
+    "power",
     # results
     "AucprResult",
     "AurocResult",
     "PrCurveResult",
     "RocCurveResult",
     "BandResult",
+    "RocBandResult",
     "ComparisonResult",
+    "CutoffResult",
+    "PlanResult",
     "PublicationTable",
     "Formula",
     # the contract between inputs and kernels

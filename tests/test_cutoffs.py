@@ -1,0 +1,255 @@
+"""cutoffs(): pROC's coords numbers (kept references), a brute-force oracle, intervals and edges."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from statsmodels.stats.proportion import proportion_confint
+
+from aucpr_stats import DegenerateGroupWarning, InputError, InputTypeError, cutoffs
+from aucpr_stats.thresholds import (
+    bayes_interval,
+    clopper_pearson_interval,
+    proportion_interval,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = json.loads((ROOT / "tests" / "reference" / "proc_reference.json").read_text())
+
+
+def _number(text) -> float:
+    return float(text)  # "Inf", "-Inf" and "%.17g" strings all parse
+
+
+def _as_list(value):
+    return value if isinstance(value, list) else [value]
+
+
+def _case_frame(case) -> pl.DataFrame:
+    if "file" in case:
+        frame = pl.read_csv(ROOT / case["file"])
+        return frame.filter(pl.col("site") == case["group"]).select(y="disease", s="model_a")
+    return pl.DataFrame({"y": case["y"], "s": [_number(v) for v in case["s"]]})
+
+
+def _request(case):
+    x = case["x"]
+    if x == "best":
+        return case["best_method"].replace(".", "_")
+    if x == "all":
+        return "all"
+    return [_number(v) for v in _as_list(x)]
+
+
+@pytest.mark.parametrize("case", REFERENCE["coords"], ids=[c["name"] for c in REFERENCE["coords"]])
+def test_equals_proc_coords(case):
+    expected = {k: _as_list(v) for k, v in case["coords"].items()}
+    weights = tuple(case["best_weights"])
+    out = cutoffs(_case_frame(case), "y", "s", threshold=_request(case), direction=case["direction"],
+                  best_weights=weights).to_polars()
+    assert out.height == len(expected["threshold"])
+    # thresholds: the same doubles, in pROC's order (increasing specificity)
+    assert out["threshold"].to_list() == [_number(t) for t in expected["threshold"]]
+    for column in ("tp", "fp", "tn", "fn"):
+        assert out[column].to_list() == [int(v) for v in expected[column]], column
+    for column in ("sensitivity", "specificity", "ppv", "npv"):
+        want = np.array([np.nan if v in (None, "NaN", "NA") else v for v in expected[column]], dtype=float)
+        np.testing.assert_allclose(out[column].to_numpy(), want, rtol=1e-13, atol=0, err_msg=column)
+    r = (1 - weights[1]) / (weights[0] * weights[1])
+    se, sp = out["sensitivity"].to_numpy(), out["specificity"].to_numpy()
+    # pROC's "youden" column is Se + r Sp; ours is Youden's J = Se + Sp - 1
+    np.testing.assert_allclose(se + r * sp, expected["youden"], rtol=1e-13)
+    np.testing.assert_allclose(out["youden"].to_numpy(), se + sp - 1, rtol=1e-13)
+    np.testing.assert_allclose((1 - se) ** 2 + r * (1 - sp) ** 2, expected["closest.topleft"], rtol=1e-12, atol=1e-15)
+
+
+# ------------------------------------------------------------------ brute force
+def _brute_thresholds(s: np.ndarray) -> np.ndarray:
+    """pROC's candidate thresholds, increasing: -inf, midpoints of adjacent distinct scores, +inf."""
+    u = np.unique(s)
+    mids = [(a + b) / 2 if (a + b) / 2 != a else b for a, b in itertools.pairwise(u)]
+    return np.array([-np.inf, *mids, np.inf])
+
+
+def _brute(y: np.ndarray, s: np.ndarray, t: float) -> tuple[int, int]:
+    called = s >= t
+    return int(np.sum(called & (y == 1))), int(np.sum(called & (y == 0)))
+
+
+data_sets = st.integers(2, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(0, 1), min_size=n, max_size=n).filter(lambda y: 0 < sum(y) < len(y)),
+    st.lists(st.integers(-4, 4), min_size=n, max_size=n),
+))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data_sets, st.sampled_from(["youden", "closest_topleft"]))
+def test_best_threshold_equals_brute_force(data, method):
+    y, s = (np.asarray(v) for v in data)
+    s = s / 2.0  # halves: midpoints are quarters, exact
+    n_pos, n_neg = int(y.sum()), int((1 - y).sum())
+    candidates = _brute_thresholds(s)
+    counts = [_brute(y, s, t) for t in candidates]
+    se = np.array([tp / n_pos for tp, _ in counts])
+    sp = np.array([(n_neg - fp) / n_neg for _, fp in counts])
+    crit = se + 1.0 * sp if method == "youden" else -((1 - se) ** 2 + 1.0 * (1 - sp) ** 2)
+    best = candidates[crit == crit.max()]  # pROC compares the criteria as doubles
+    out = cutoffs(pl.DataFrame({"y": y, "s": s}), "y", "s", threshold=method).to_polars()
+    assert out["threshold"].to_list() == best.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(data_sets, st.lists(st.integers(-10, 10), min_size=1, max_size=5, unique=True), st.sampled_from(["<", ">"]))
+def test_counts_at_given_thresholds_equal_brute_force(data, values, direction):
+    y, s = (np.asarray(v) for v in data)
+    values = [v / 2.0 for v in values]  # on, between and beyond the scores
+    out = cutoffs(pl.DataFrame({"y": y, "s": s}), "y", "s", threshold=values, direction=direction).to_polars()
+    sign = 1 if direction == "<" else -1
+    want = [_brute(y, sign * s, sign * t) for t in values]
+    assert list(zip(out["tp"].to_list(), out["fp"].to_list())) == want
+    assert out["threshold"].to_list() == values
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1), st.integers(0, 6)), min_size=4, max_size=40)
+       .filter(lambda rows: len({y for _, y, _ in rows}) == 2))
+def test_grouped_equals_each_group_alone(rows):
+    frame = pl.DataFrame(rows, schema=["g", "y", "s"], orient="row")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateGroupWarning)
+        together = cutoffs(frame, "y", "s", by="g", threshold=["youden", "all", 2.5]).to_polars()
+        for g in frame["g"].unique().to_list():
+            if frame.filter(pl.col("g") == g)["y"].n_unique() < 2:
+                continue  # one class alone is refused as an outcome; its grouped rows are tested elsewhere
+            alone = cutoffs(frame.filter(pl.col("g") == g), "y", "s", threshold=["youden", "all", 2.5]).to_polars()
+            mine = together.filter(pl.col("g") == g).drop("g", "n_missing")
+            assert mine.equals(alone.drop("n_missing"))
+
+
+# ------------------------------------------------------------------ intervals
+@pytest.mark.parametrize("method,sm", [("wilson", "wilson"), ("clopper_pearson", "beta")])
+def test_proportion_intervals_equal_statsmodels(method, sm):
+    k = np.array([0, 1, 3, 10, 19, 20, 0, 7])
+    n = np.array([20, 20, 20, 20, 20, 20, 1, 7])
+    lower, upper = proportion_interval(k, n, 0.9, method)
+    want_lo, want_hi = proportion_confint(k, n, alpha=0.1, method=sm)
+    np.testing.assert_allclose(lower, want_lo, atol=1e-12)
+    np.testing.assert_allclose(upper, want_hi, atol=1e-12)
+
+
+def test_clopper_pearson_without_trials_is_nan():
+    lower, upper = clopper_pearson_interval([0], [0])
+    assert math.isnan(lower[0]) and math.isnan(upper[0])
+
+
+def _logit_ppv(se, sp, p):
+    ppv = p * se / (p * se + (1 - p) * (1 - sp))
+    return math.log(ppv / (1 - ppv))
+
+
+def test_bayes_interval_equals_numerical_delta_method():
+    tp, fn, tn, fp, p = 40, 10, 170, 30, 0.05
+    se, sp = tp / (tp + fn), tn / (tn + fp)
+    h = 1e-6
+    d_se = (_logit_ppv(se + h, sp, p) - _logit_ppv(se - h, sp, p)) / (2 * h)
+    d_sp = (_logit_ppv(se, sp + h, p) - _logit_ppv(se, sp - h, p)) / (2 * h)
+    var = d_se ** 2 * se * (1 - se) / (tp + fn) + d_sp ** 2 * sp * (1 - sp) / (tn + fp)
+    centre, half = _logit_ppv(se, sp, p), 1.959963984540054 * math.sqrt(var)
+    lo, hi, _, _, adjusted = bayes_interval([tp], [fn], [tn], [fp], p, 0.95)
+    assert not adjusted[0]
+    assert lo[0] == pytest.approx(1 / (1 + math.exp(-(centre - half))), rel=1e-7)
+    assert hi[0] == pytest.approx(1 / (1 + math.exp(-(centre + half))), rel=1e-7)
+
+
+def test_ppv_at_a_given_prevalence_is_bayes_and_inside_its_interval():
+    frame = pl.read_csv(ROOT / "data" / "synthetic_cohort.csv")
+    out = cutoffs(frame, "disease", "model_a", threshold=[0.0, 1.0, 10.0, -10.0], prevalence=0.02).to_polars()
+    se, sp = out["sensitivity"].to_numpy(), out["specificity"].to_numpy()
+    with np.errstate(invalid="ignore"):  # nobody called positive: PPV is 0/0
+        np.testing.assert_allclose(out["ppv"].to_numpy(), 0.02 * se / (0.02 * se + 0.98 * (1 - sp)))
+        np.testing.assert_allclose(out["npv"].to_numpy(), 0.98 * sp / (0.98 * sp + 0.02 * (1 - se)))
+    assert math.isnan(out["ppv"][2])
+    for name in ("ppv", "npv", "sensitivity", "specificity"):
+        est, lo, hi = (out[c].to_numpy() for c in (name, f"{name}_lower", f"{name}_upper"))
+        ok = ~np.isnan(est)
+        assert np.all((lo[ok] <= est[ok]) & (est[ok] <= hi[ok])), name
+    assert (out["prevalence"] == 0.02).all()
+    assert "0.5 added" in out["note"][3]  # everybody called positive: tn = 0
+
+
+def test_observed_prevalence_ppv_interval_is_a_proportion_of_the_called_positives():
+    df = pl.DataFrame({"y": [0, 0, 1, 1, 1, 0, 1, 0, 1, 1], "s": list(range(10))})
+    row = cutoffs(df, "y", "s", threshold=4.0, method="clopper_pearson", level=0.9).to_polars().row(0, named=True)
+    tp, fp = row["tp"], row["fp"]
+    lo, hi = proportion_confint(tp, tp + fp, alpha=0.1, method="beta")
+    assert (row["ppv_lower"], row["ppv_upper"]) == pytest.approx((lo, hi), abs=1e-12)
+    assert row["prevalence"] == 0.6 and row["method"] == "clopper_pearson" and row["level"] == 0.9
+
+
+# ------------------------------------------------------------------ edges and messages
+def test_group_without_positives_gets_a_nan_row_a_note_and_a_warning():
+    df = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 3, "y": [0, 1, 0, 1, 0, 0, 0], "s": [1, 2, 3, 4, 1, 2, 3]})
+    with pytest.warns(DegenerateGroupWarning):
+        out = cutoffs(df, "y", "s", by="g", threshold=["youden", 2.5]).to_polars()
+    b = out.filter(pl.col("g") == "b")
+    assert b["criterion"].to_list() == ["youden", "value"]
+    assert math.isnan(b["threshold"][0]) and b["tp"][0] is None
+    assert "no positives" in b["note"][0]
+    assert b["fp"][1] == 1 and b["tn"][1] == 2 and math.isnan(b["sensitivity"][1])
+    assert b["specificity"][1] == pytest.approx(2 / 3)
+
+
+def test_pandas_in_pandas_out_with_keys_first():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"site": ["a", "a", "b", "b", "b"], "y": [0, 1, 0, 1, 1], "s": [0.1, 0.9, 0.5, 0.4, 0.8]})
+    out = cutoffs(df, "y", "s", by="site").to_frame()
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns[:3]) == ["site", "criterion", "threshold"]
+
+
+def test_summary_repr_and_html_name_the_choices():
+    df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [1, 2, 3, 4]})
+    result = cutoffs(df, "y", "s", prevalence=0.1, method="clopper_pearson")
+    assert "Clopper-Pearson 95%" in result.summary() and "prevalence 0.1" in result.summary()
+    assert "1.000 (" in result.summary()
+    assert repr(result).startswith("CutoffResult(threshold='youden'")
+    assert "<table" in result._repr_html_()
+
+
+def test_several_scores_give_a_score_key():
+    frame = pl.read_csv(ROOT / "data" / "synthetic_cohort.csv")
+    out = cutoffs(frame, "disease", ["model_a", "model_b"], by="site").to_polars()
+    assert out.columns[:3] == ["site", "score", "criterion"]
+
+
+@pytest.mark.parametrize("kwargs,error,text", [
+    ({"threshold": "best"}, InputError, "`threshold` must be a number or one of"),
+    ({"threshold": float("nan")}, InputError, "NaN"),
+    ({"threshold": [True]}, InputTypeError, "`threshold`"),
+    ({"threshold": []}, InputError, "at least one"),
+    ({"method": "exact"}, InputError, "`method` must be one of"),
+    ({"prevalence": 1.5}, InputError, "`prevalence`"),
+    ({"direction": "auto"}, InputError, "`direction` must be one of"),
+    ({"best_weights": (1, 1)}, InputError, "best_weights[1]"),
+    ({"level": 95}, InputError, "`level`"),
+])
+def test_bad_options_are_named(kwargs, error, text):
+    df = pl.DataFrame({"y": [0, 1], "s": [0.1, 0.9]})
+    with pytest.raises(error, match=None) as info:
+        cutoffs(df, "y", "s", **kwargs)
+    assert text in str(info.value)
+
+
+def test_a_grouping_column_named_like_a_result_column_is_refused():
+    df = pl.DataFrame({"y": [0, 1], "s": [0.1, 0.9], "threshold": [1, 1]})
+    with pytest.raises(InputError, match="'threshold'"):
+        cutoffs(df, "y", "s", by="threshold")

@@ -154,7 +154,7 @@ def power(metric: str = "auroc", *, auc: float | None = None, n_pos: float | Non
     --------
     >>> from aucpr_stats import power
     >>> round(power(auc=0.65, n_pos=30, n_neg=90).power, 6)
-    0.581476
+    0.716049
     """
     metric, alpha, alternative = _common_iv(metric, alpha, alternative)
     if metric != "auroc":

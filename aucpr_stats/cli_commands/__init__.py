@@ -1,0 +1,90 @@
+"""Subcommands of ``aucpr-stats``: ``cutoffs`` (:mod:`.cutoffs`) and ``plan`` (:mod:`.plan`).
+
+``aucpr_stats.cli.main`` hands ``aucpr-stats cutoffs ...`` and
+``aucpr-stats plan ...`` here. Each subcommand has ``build_parser()`` and
+``main(argv)``; both print one line on stderr and exit with status 2 for a
+bad file, column or option, as the main command does.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+import warnings
+from pathlib import Path
+from typing import Callable
+
+import polars as pl
+
+__all__ = ["main", "run", "render", "SUBCOMMANDS", "FORMATS"]
+
+#: Output formats of the subcommands.
+FORMATS = ("text", "csv", "markdown")
+
+#: The subcommands by name, as ``module:main``.
+SUBCOMMANDS = ("cutoffs", "plan")
+
+
+def main(argv: list[str]) -> int:
+    """Run ``argv[0]`` (``cutoffs`` or ``plan``) with the rest of ``argv``."""
+    from . import cutoffs, plan
+
+    command = {"cutoffs": cutoffs, "plan": plan}[argv[0]]
+    return command.main(argv[1:])
+
+
+def render(frame: pl.DataFrame, text: str, fmt: str, digits: int) -> str:
+    """A result frame as ``fmt``: ``text`` (its summary), ``csv`` (formula-like cells escaped) or ``markdown``."""
+    if fmt == "text":
+        return text
+    from ..cli import escape_formulas
+
+    if fmt == "csv":
+        return escape_formulas(frame).write_csv()
+
+    def cell(value) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, float):
+            return "NaN" if value != value else f"{value:.{digits}f}"  # noqa: PLR0124 (NaN test)
+        return str(value).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "|".join("---" for _ in frame.columns) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.iter_rows()]
+    return "\n".join(lines)
+
+
+def run(prog: str, args, work: Callable[[], str]) -> int:
+    """Run ``work()`` and print (or write to ``args.output``) its text; one line on stderr for an error."""
+    try:
+        if args.output and Path(args.output).exists() and not args.force:
+            raise ValueError(f"--output file {args.output!r} exists; pass --force to overwrite it")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            text = work()
+        for w in caught:
+            if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
+                print(f"{prog}: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
+        if args.output:
+            Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+            print(f"{prog}: wrote {args.output}", file=sys.stderr)
+        else:
+            print(text.rstrip("\n"))
+    except (ValueError, TypeError, KeyError, pl.exceptions.PolarsError, OSError) as exc:
+        return _fail(args, f"{prog}: error: {_first_line(exc)}", 2)
+    except Exception as exc:  # anything unforeseen: one line, the traceback only with --debug
+        hint = "" if args.debug else " (run with --debug for the traceback)"
+        return _fail(args, f"{prog}: error: unexpected {type(exc).__name__}: {_first_line(exc)}{hint}", 1)
+    return 0
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _fail(args, line: str, status: int) -> int:
+    if args.debug:
+        traceback.print_exc(file=sys.stderr)
+    print(line, file=sys.stderr)
+    return status

@@ -132,7 +132,7 @@ def test_unknown_output_extension_needs_format(tmp_path, capsys, name, shown):
     status, _, err = _main([str(DATA), *COLUMNS, "-o", str(out)], capsys)
     assert status == 2
     assert err == (f"aucpr-stats: error: --output {str(out)!r}: cannot tell the format from the extension {shown}; "
-                   "use one of .md (markdown), .tex (latex), .html (html), .csv (csv), .txt (text) "
+                   "use one of .md (markdown), .tex (latex), .html (html), .csv (csv), .txt (text), .docx (docx) "
                    "or give --format\n")
     assert not out.exists()
     status, _, _ = _main([str(DATA), *COLUMNS, "-o", str(out), "--format", "csv"], capsys)

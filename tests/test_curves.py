@@ -250,7 +250,7 @@ def test_plots_draw_every_group():
     curve = pr_curve(df, "y", "s", by="g")
     ax = curve.band(n_boot=100, seed=1).plot()
     assert len(ax.collections) == 3  # one shaded band per group
-    assert len(ax.get_legend().get_texts()) == 3
+    assert len(ax.get_legend().get_texts()) == 3 + 1  # one per group, and what the dashed lines are
     ax2 = curve.plot(method="interpolated")
     assert len(ax2.lines) == 6  # curve + prevalence line per group
     ax3 = roc_curve(df, "y", "s", by="g").plot()

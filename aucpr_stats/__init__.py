@@ -13,7 +13,7 @@ from __future__ import annotations
 from . import simulate
 from .api import aucpr, auroc
 from .arrays import aucpr_score, auroc_score
-from .compare import ComparisonResult, compare
+from .compare import ComparisonResult, HeterogeneityResult, compare
 from .curves import BandResult, PrCurveResult, RocCurveResult, pr_curve, roc_curve
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATORS, ROC_ESTIMATORS
 from .ties import TieTable
@@ -57,6 +57,7 @@ __all__ = [
     "RocCurveResult",
     "BandResult",
     "ComparisonResult",
+    "HeterogeneityResult",
     "CutoffResult",
     "PlanResult",
     "PublicationTable",

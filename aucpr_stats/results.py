@@ -235,7 +235,9 @@ class EstimateResult(GroupedResult):
         **options
             ``n_boot``, ``seed``, ``chunk_size`` (bootstrap); ``folds``
             (10, or ``"column"``), ``seed``, ``quantile``, ``return_folds``
-            (cross-validation).
+            (cross-validation); ``progress`` (any method: None shows a bar
+            on a terminal for work longer than 2 seconds, True always,
+            False never).
 
         Returns
         -------
@@ -270,6 +272,27 @@ class EstimateResult(GroupedResult):
         return frame if folds is None else (frame, folds)
 
     __str__ = summary
+
+    def heterogeneity(self, method: str | None = None, *, scale: str | None = None, across: Any = None,
+                      **options: Any):
+        """Test that the area is the same in every subgroup: Cochran's Q, chi-square with k - 1 df, and I².
+
+        ``method``: where the variances come from (AUROC ``"delong"``, the
+        default, ``"logit"`` or ``"bootstrap"``; AUCPR ``"logit"``, the
+        default, on the logit scale, or ``"bootstrap"``); ``across``: the
+        grouping columns compared (default all); ``**options``: ``n_boot``,
+        ``seed``, ``progress`` for the bootstrap. One row per score and
+        estimator. See :func:`aucpr_stats.compare.heterogeneity.heterogeneity`.
+
+        Returns
+        -------
+        HeterogeneityResult
+            ``.statistic``, ``.df``, ``.p_value`` (one test), ``.to_frame()``,
+            ``.groups_frame()`` (the groups used and left out, with why).
+        """
+        from .compare.heterogeneity import heterogeneity
+
+        return heterogeneity(self, method, scale=scale, across=across, **options)
 
 
 @attrs.frozen(eq=False, repr=False)

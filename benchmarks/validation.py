@@ -576,7 +576,18 @@ def render(results: dict) -> str:
     lines += [f"- {kind} `{method}` raised `{w}`" for kind, method, w in warned] or ["- no warning was raised"]
     lines += ["", "Every cell (with the share of NaN results, of rows with a note, the warnings raised and the true "
               "values) is in `benchmarks/validation_results.json`.", ""]
+    lines += _heterogeneity_section()
     return "\n".join(lines)
+
+
+def _heterogeneity_section() -> list[str]:
+    """The size of the tests across subgroups, measured by benchmarks/heterogeneity_size.py (kept on regeneration)."""
+    table = ROOT / "benchmarks" / "heterogeneity_size_results.md"
+    lines = ["## Tests across subgroups: heterogeneity and interaction (size, %)", "",
+             "Cochran's Q across k independent subgroups of equal area (`result.heterogeneity()`) or of equal "
+             "difference (`comparison.interaction()`), measured by `python benchmarks/heterogeneity_size.py`; "
+             "the assumptions and where the tests fail are in [Tests across subgroups](heterogeneity.md).", ""]
+    return lines + ([table.read_text(encoding="utf-8")] if table.exists() else ["(not run yet)", ""])
 
 
 # ------------------------------------------------------------------ command line

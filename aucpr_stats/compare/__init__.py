@@ -7,12 +7,15 @@
   a column (different rows): the two AUCs are independent.
 
 The statistics of a difference are in :mod:`.statistics`; the result in
-:mod:`.result`.
+:mod:`.result`; tests across subgroups (heterogeneity of an area,
+interaction of a difference: Cochran's Q) in :mod:`.heterogeneity`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
+
+import polars as pl
 
 from .. import _validate
 from ..estimators import DEFAULT_ESTIMATOR, ESTIMATORS
@@ -20,13 +23,16 @@ from ..exceptions import InputError
 from ..estimators.registry import records
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..ingest import read
+from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
 from .paired import compare_paired, delong_paired
+from .heterogeneity import HeterogeneityResult, heterogeneity, interaction
 from .result import ComparisonResult
-from .statistics import bootstrap_p_value
+from .statistics import ADJUST_METHODS, adjust_p_values, bootstrap_p_value
 from .unpaired import compare_unpaired
 
-__all__ = ["compare", "ComparisonResult", "METRICS", "METHODS", "delong_paired", "bootstrap_p_value"]
+__all__ = ["compare", "ComparisonResult", "METRICS", "METHODS", "delong_paired", "bootstrap_p_value",
+           "heterogeneity", "interaction", "HeterogeneityResult", "ADJUST_METHODS"]
 
 #: Metrics that :func:`compare` compares.
 METRICS = ("auroc", "aucpr")
@@ -70,6 +76,8 @@ def compare(
     positive: Any = None,
     missing: str = "error",
     ties: str = DEFAULT_TIES,
+    adjust: str | None = None,
+    progress: bool | None = None,
 ) -> ComparisonResult:
     """Compare the AUROC or AUCPR of scores, paired on the same rows or between independent groups.
 
@@ -125,6 +133,19 @@ def compare(
     ties : {"interpolate", "published"}
         How AUCPR estimators cross a tie block holding both classes (see
         :func:`aucpr_stats.aucpr`); AUROC (A') counts ties one half either way.
+    adjust : {"holm", "bonferroni", "bh"}, optional
+        Adjust the p-values for multiplicity (default: no adjustment) and add
+        a ``p_adjusted`` column after ``p_value``. The family is the pairs
+        compared within one group: the rows that share the ``by`` keys, the
+        score (unpaired comparisons of several scores) and the estimator.
+        ``"holm"``: Holm's step-down (family-wise error);
+        ``"bonferroni"``; ``"bh"``: Benjamini-Hochberg (false discovery
+        rate). NaN p-values stay NaN and are not counted. See
+        :func:`aucpr_stats.compare.statistics.adjust_p_values`.
+    progress : bool, optional
+        A progress bar for the bootstrap: None (default) on a terminal once
+        the work has run 2 seconds, True always, False never
+        (:mod:`aucpr_stats.progress`).
 
     Returns
     -------
@@ -136,7 +157,9 @@ def compare(
         ``method``, ``level``, ``lower``, ``upper`` (interval of the
         difference), ``correlation`` (of the two estimates; NaN unpaired),
         ``n_pos``, ``n_neg``, ``n_missing`` (paired) or ``n_pos_a``,
-        ``n_neg_a``, ``n_pos_b``, ``n_neg_b`` (unpaired), ``note``.
+        ``n_neg_a``, ``n_pos_b``, ``n_neg_b`` (unpaired), ``note``; with
+        ``adjust``, ``p_adjusted`` after ``p_value``. ``.interaction()`` tests
+        whether the difference is the same in every group.
 
     Raises
     ------
@@ -171,6 +194,8 @@ def compare(
     metric, method, names, score_names, level, n_boot = _compare_iv(
         metric, method, estimator, scores, between, reference, level, n_boot)
     seed = _validate.seed_iv(seed)
+    adjust = None if adjust is None else _validate.choice_iv(adjust, "adjust", ADJUST_METHODS)
+    progress = progress_iv(progress)
     estimators = records(metric, names, ties_iv(ties))
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
     ingested = read("compare", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
@@ -186,9 +211,13 @@ def compare(
     common = dict(metric=metric, method=method, level=level, reference=reference, estimators=names,
                   n_boot=n_boot if method == "bootstrap" else None)
     if between is None:
-        table = compare_paired(ingested, estimators, seed, common)
+        table = compare_paired(ingested, estimators, seed, common, progress)
     else:
         between = ingested.key_columns[len(spec.by)]
-        table = compare_unpaired(ingested, between, estimators, seed, common)
+        table = compare_unpaired(ingested, between, estimators, seed, common, progress)
+    if adjust is not None:  # one family per group (by keys, unpaired score) and estimator
+        family = [c for c in (*spec.by, "score") if c in table.columns and c != between] + ["estimator"]
+        adjusted = pl.Series("p_adjusted", adjust_p_values(table, list(dict.fromkeys(family)), adjust))
+        table = table.insert_column(table.columns.index("p_value") + 1, adjusted)
     return ComparisonResult(table=table, frame_kind=ingested.kind, paired=between is None, by=spec.by,
-                            between=between, outcome=spec.outcome, scores=spec.scores, **common)
+                            between=between, outcome=spec.outcome, scores=spec.scores, adjust=adjust, **common)

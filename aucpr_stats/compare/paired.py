@@ -26,6 +26,7 @@ import polars as pl
 from ..estimators.engine import evaluate
 from ..estimators.roc import delong_components, placement_values
 from ..ingest import Ingested, PairedScores
+from ..progress import progress_bar
 from ..resample import Streams, check_allocation, replicate_chunks
 from ..ties import TieTable
 from .statistics import difference_columns, warn_small_rows, with_edge_notes, withhold_below_minimum
@@ -124,15 +125,21 @@ def joint_cells(group, positive, rows: list[np.ndarray], n_groups: int):
 
 
 
-def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: int, streams: Streams) -> np.ndarray:
-    """Replicate estimates, shape (n_scores, n_estimators, n_groups, n_boot), all scores on the same draws."""
+def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: int, streams: Streams,
+                     progress: bool | None = False) -> np.ndarray:
+    """Replicate estimates, shape (n_scores, n_estimators, n_groups, n_boot), all scores on the same draws.
+
+    ``progress``: a bar counting (group, replicate) pairs (:mod:`aucpr_stats.progress`).
+    """
     tables = paired.tables
     n_groups = tables[0].n_segments
     cells, cell_rows = joint_cells(paired.group, paired.positive, list(paired.rows), n_groups)
     check_allocation(len(tables) * len(estimators) * n_groups * n_boot,
                      f"a paired bootstrap of {len(tables)} scores x {n_groups:,} groups x {n_boot:,} replicates")
     out = np.full((len(tables), len(estimators), n_groups, n_boot), np.nan)
+    bar = progress_bar(n_groups * n_boot, "paired bootstrap", progress)
     for chunk in replicate_chunks(cells, n_boot, streams):
+        bar.update(chunk.segment.size)
         source = chunk.segment
         # each drawn cell: its source cell, then its tie row in each score's table
         cell = np.repeat(cells.offsets[:-1][source] - chunk.table.offsets[:-1], cells.lengths[source])
@@ -151,6 +158,7 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
             for j, estimator in enumerate(estimators):
                 with np.errstate(all="ignore"):
                     out[k, j, source, chunk.replicate] = np.asarray(estimator(table), dtype=np.float64)
+    bar.close()
     return out
 
 
@@ -161,7 +169,8 @@ def _pairs(labels: Sequence[Any], reference: Any) -> list[tuple[int, int]]:
     return [(i, r) for i in range(len(labels)) if i != r]
 
 
-def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, common: dict) -> pl.DataFrame:
+def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, common: dict,
+                   progress: bool | None = None) -> pl.DataFrame:
     """The comparison table of every pair of scores, per group and estimator."""
     paired, spec = ingested.paired, ingested.spec
     tables = paired.tables
@@ -173,7 +182,7 @@ def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, com
     estimates = np.stack([evaluate(t, estimators).T for t in tables])  # (scores, estimators, groups)
     if method == "bootstrap":
         streams = Streams.for_keys(seed, keys, spec.by, "compare")
-        replicates = paired_bootstrap(paired, estimators, common["n_boot"], streams)
+        replicates = paired_bootstrap(paired, estimators, common["n_boot"], streams, progress)
     blocks, flagged = [], {}
     for a, b in _pairs(spec.scores, common["reference"]):
         if method == "delong":

@@ -14,6 +14,8 @@ from ..results import html_display
 
 __all__ = ["ComparisonResult"]
 
+_ADJUST_LABEL = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+
 
 # =================================================================== result
 @attrs.frozen(eq=False, repr=False)
@@ -43,6 +45,9 @@ class ComparisonResult:
     estimators : tuple of str
     n_boot : int or None
         Bootstrap replicates (None for DeLong).
+    adjust : str or None
+        The multiplicity adjustment of ``p_adjusted`` (``"holm"``,
+        ``"bonferroni"``, ``"bh"``), or None.
     """
 
     table: pl.DataFrame = attrs.field(eq=False)
@@ -58,6 +63,7 @@ class ComparisonResult:
     reference: Any = None
     estimators: tuple = ()
     n_boot: int | None = None
+    adjust: str | None = None
 
     def to_polars(self) -> pl.DataFrame:
         """The comparison table as a polars DataFrame, whatever the caller's frame type."""
@@ -93,8 +99,10 @@ class ComparisonResult:
             f"levels of {self.between} for {', '.join(self.scores)}")
         groups = [c for c in self.by if c != "score"]
         grouping = f", by {', '.join(groups)}" if groups else ""
+        adjusted = ("" if self.adjust is None else
+                    f"; p adjusted ({_ADJUST_LABEL[self.adjust]}) within each group and estimator")
         return (f"{kind} comparison of {label} ({how}) of {what}, outcome {self.outcome}{grouping}; "
-                f"difference = a - b, {self.level:.0%} interval")
+                f"difference = a - b, {self.level:.0%} interval{adjusted}")
 
     def _repr_html_(self) -> str:
         """The notebook display: the heading and the comparison table."""
@@ -114,10 +122,30 @@ class ComparisonResult:
         floor = 1.0 / (self.n_boot + 1.0) if self.method == "bootstrap" and self.n_boot else None
         frame = frame.with_columns(pl.Series("p_value", [format_p(p, digits, "NaN", floor=floor)
                                                          for p in frame["p_value"].to_list()], dtype=pl.String))
-        numeric = [c for c in frame.columns if frame[c].dtype.is_numeric() or c == "p_value"]
+        if "p_adjusted" in frame.columns:
+            frame = frame.with_columns(pl.Series("p_adjusted", [format_p(p, digits, "NaN") for p in
+                                                                frame["p_adjusted"].to_list()], dtype=pl.String))
+        numeric = [c for c in frame.columns if frame[c].dtype.is_numeric() or c in ("p_value", "p_adjusted")]
         return f"{self._title()}\n{text_table(frame.drop(drop), digits=digits, right_align=numeric)}"
 
     __str__ = summary
+
+    def interaction(self, *, across: Any = None):
+        """Test of interaction: is the difference the same in every group? One row per pair and estimator.
+
+        Cochran's Q on the per-group differences with their variances (the
+        squared ``se`` of this table: DeLong's covariance for a paired AUROC
+        comparison, the bootstrap variance of the difference otherwise),
+        referred to a chi-square with ``k - 1`` degrees of freedom; see
+        :func:`aucpr_stats.compare.heterogeneity.interaction`.
+
+        Returns
+        -------
+        HeterogeneityResult
+        """
+        from .heterogeneity import interaction
+
+        return interaction(self, across=across)
 
     def __repr__(self) -> str:
         name = type(self).__name__

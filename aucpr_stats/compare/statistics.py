@@ -16,7 +16,8 @@ from ..intervals.boundaries import TRUNCATED_NOTE, join_notes, truncate
 from ..intervals.small_sample import (WITHHELD_BELOW_MINIMUM, small_sample_mask, small_sample_note,
                                       warn_small_sample, withheld_note)
 
-__all__ = ["bootstrap_p_value", "p_value_floor", "normal_test", "bootstrap_summary", "difference_columns",
+__all__ = ["ADJUST_METHODS", "adjust_p_values", "bootstrap_p_value", "p_value_floor", "normal_test",
+           "bootstrap_summary", "difference_columns",
            "with_edge_notes", "warn_small_rows"]
 
 
@@ -167,3 +168,55 @@ def withhold_below_minimum(columns: dict, notes: list, metric: str, method: str,
 def warn_small_rows(counts: dict) -> None:
     """One SmallSampleWarning for a comparison with rows below the test's minimum number of positives."""
     warn_small_sample(counts, compare=True)
+
+
+#: The multiplicity adjustments of ``compare(adjust=...)``.
+ADJUST_METHODS = ("holm", "bonferroni", "bh")
+
+
+def adjust_p_values(table, family: list, method: str) -> np.ndarray:
+    r"""P-values adjusted for multiplicity within each family of rows of a comparison table.
+
+    A family is the rows that share the values of the ``family`` columns (the
+    ``by`` keys, the score of an unpaired comparison, the estimator): the
+    pairs compared in one group. NaN p-values (a degenerate group, a test
+    withheld) are left out of their family and stay NaN. With :math:`m`
+    p-values in a family sorted ascending, :math:`p_{(1)} \le \dots \le p_{(m)}`:
+
+    * ``"bonferroni"``: :math:`\min(1, m p_i)`;
+    * ``"holm"`` (Holm 1979, step-down): :math:`\max_{j \le i} \min(1, (m - j + 1) p_{(j)})`;
+    * ``"bh"`` (Benjamini & Hochberg 1995, false discovery rate):
+      :math:`\min_{j \ge i} \min(1, m p_{(j)} / j)`.
+
+    These are the values of statsmodels' ``multipletests`` with methods
+    ``"bonferroni"``, ``"holm"`` and ``"fdr_bh"``, computed for every family at
+    once with window expressions.
+
+    Parameters
+    ----------
+    table : polars.DataFrame
+        Holds ``p_value`` and the ``family`` columns.
+    family : list of str
+        The columns whose values define a family (at least one).
+    method : {"holm", "bonferroni", "bh"}
+
+    Returns
+    -------
+    ndarray of float64
+        The adjusted p-values, in the rows' order.
+    """
+    import polars as pl
+
+    p = pl.col("p_value").fill_nan(None)
+    frame = (table.select(*family, p.alias("__p")).with_row_index("__row")
+             .sort([*family, "__p"], nulls_last=True, maintain_order=True))
+    m = pl.col("__p").count().over(family)
+    rank = pl.col("__p").is_not_null().cum_sum().over(family)
+    if method == "bonferroni":
+        adjusted = (m * pl.col("__p")).clip(upper_bound=1.0)
+    elif method == "holm":
+        adjusted = ((m - rank + 1) * pl.col("__p")).clip(upper_bound=1.0).cum_max().over(family)
+    else:
+        adjusted = (m / rank * pl.col("__p")).clip(upper_bound=1.0).cum_min(reverse=True).over(family)
+    frame = frame.with_columns(adjusted.alias("__adjusted")).sort("__row")
+    return frame["__adjusted"].fill_null(np.nan).to_numpy().astype(np.float64)

@@ -26,13 +26,15 @@ from ..estimators.engine import evaluate
 from ..estimators.roc import delong_components
 from ..exceptions import InputError
 from ..ingest import Ingested
+from ..progress import progress_bar, progress_enabled
 from ..resample import Streams, bootstrap_estimates
 from .statistics import difference_columns, warn_small_rows, with_edge_notes
 
 __all__ = ["compare_unpaired"]
 
 
-def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any], seed: Any, common: dict) -> pl.DataFrame:
+def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any], seed: Any, common: dict,
+                     progress: bool | None = None) -> pl.DataFrame:
     """The comparison table of every pair of levels of ``between``, per (by, score) cell and estimator."""
     ties, keys, notes = ingested.ties, ingested.keys, ingested.notes
     n_pos, n_neg = ties.n_pos, ties.n_neg
@@ -71,7 +73,16 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
         # every (by, score, level) cell from its own stream: independent groups, independent draws
         streams = Streams.for_keys(seed, keys.filter(pl.Series(usable)), ingested.key_columns, "compare")
         replicates = np.full((len(estimators), n_seg, common["n_boot"]), np.nan)
-        replicates[:, usable] = bootstrap_estimates(sub, estimators, common["n_boot"], streams=streams)
+        # with a bar, a few batches of cells so that it moves; each cell's draws are its own stream's
+        n_pieces = max(1, min(sub.n_segments, 20 if progress_enabled(progress) else 1))
+        pieces = np.array_split(np.arange(sub.n_segments), n_pieces)
+        columns = np.flatnonzero(usable)
+        with progress_bar(sub.n_segments * common["n_boot"], "unpaired bootstrap", progress) as bar:
+            for piece in pieces:
+                part = sub if len(pieces) == 1 else sub.take(piece)
+                replicates[:, columns[piece]] = bootstrap_estimates(part, estimators, common["n_boot"],
+                                                                    streams=streams.take(piece))
+                bar.update(piece.size * common["n_boot"])
     blocks, flagged = [], {}
     for j in range(len(estimators)):
         diff = estimates[j, seg_a] - estimates[j, seg_b]

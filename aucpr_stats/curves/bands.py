@@ -52,6 +52,7 @@ from .._validate import choice_iv, flag_iv, level_iv, n_boot_iv, number_iv, prob
 from ..exceptions import InputError, InputTypeError, LowEffectiveSampleSizeWarning
 from ..ingest.notes import describe_keys
 from ..intervals import normal_quantile
+from ..progress import progress_bar, progress_iv
 from ..resample import Streams, exceedance_at_order_statistics
 from ..ties import TieTable
 from ..results import GroupedResult, html_display
@@ -87,7 +88,7 @@ _ESS_WARN_FRACTION = 0.25
 # ----------------------------------------------------- bootstrap replicates
 def bootstrap_sups(pos: ClassSample, neg: ClassSample, grid: np.ndarray, estimate: np.ndarray, *,
                     smoothed: bool, h_pos: float, h_neg: float, p_tilde: float, n_boot: int,
-                    rng: np.random.Generator, keep_process: bool = False, split_ties: bool = True):
+                    rng: np.random.Generator, keep_process: bool = False, split_ties: bool = True, bar: Any = None):
     """``sup_beta |R*_n(beta)|`` and log importance weights of ``n_boot`` replicates (Algorithm 1, steps 2-4).
 
     ``smoothed=False`` is the plain stratified bootstrap (class sizes fixed,
@@ -147,6 +148,8 @@ def bootstrap_sups(pos: ClassSample, neg: ClassSample, grid: np.ndarray, estimat
         if keep_process:
             process[start:start + b] = deviation[:, ::-1]
         log_w[start:start + b] = np.where(ok, npos_star * log_up + nneg_star * log_down, -np.inf)
+        if bar is not None:  # a progress bar counting replicates (aucpr_stats.progress)
+            bar.update(b)
     if keep_process:
         return sups, log_w, process
     return sups, log_w
@@ -371,7 +374,7 @@ def band_iv(level: Any, method: Any, n_boot: Any, bandwidth: Any, p_tilde: Any, 
 
 def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap", n_boot: Any = 2000,
             bandwidth: Any = None, p_tilde: Any = None, eps: Any = 0.05, grid: Any = 201, seed: Any = None,
-            studentize: Any = False, stacklevel: int = 3) -> BandResult:
+            studentize: Any = False, stacklevel: int = 3, progress: Any = None) -> BandResult:
     r"""Band for every group of a PR curve result (:meth:`PrCurveResult.band <aucpr_stats.curves.PrCurveResult.band>`).
 
     Groups are processed one after another (each with a constant number of
@@ -383,9 +386,10 @@ def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap"
     :math:`\sigma^*(\beta)` before the supremum, and the band is
     :math:`\widehat{PR}(\beta) \pm r(\delta)\,\sigma^*(\beta)/\sqrt n`: its width
     follows the curve's variability instead of being set by the noisiest
-    recall. It holds the (n_boot, n_grid) process in memory.
+    recall. It holds the (n_boot, n_grid) process in memory. ``progress``: see :mod:`aucpr_stats.progress`.
     """
     options = band_iv(level, method, n_boot, bandwidth, p_tilde, eps, grid, seed, studentize)
+    progress = progress_iv(progress)
     level, method, n_boot, bandwidth = options["level"], options["method"], options["n_boot"], options["bandwidth"]
     p_tilde, grid, studentize = options["p_tilde"], options["grid"], options["studentize"]
     ties = curve.ties
@@ -403,6 +407,7 @@ def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap"
     p_used = np.divide(n_pos, n_pos + n_neg, out=np.full(n_groups, np.nan), where=(n_pos + n_neg) > 0)
     streams = Streams.for_keys(options["seed"], curve.keys, curve.by, "band") if method != "pointwise" else None
     low_ess = []
+    bar = progress_bar(n_groups * n_boot if method != "pointwise" else 0, "PR band", progress)
     for k in range(n_groups):  # one group at a time: its own smoothing, weights and stream
         if n_pos[k] == 0 or n_neg[k] == 0:
             continue
@@ -433,7 +438,7 @@ def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap"
             p_used[k] = default_p_tilde(n, int(n_pos[k]))[0] if p_tilde is None else p_tilde
         out = bootstrap_sups(pos, neg, grid, est, smoothed=smoothed, h_pos=h_pos[k], h_neg=h_neg[k],
                               p_tilde=p_used[k], n_boot=n_boot, rng=streams[k], keep_process=studentize,
-                              split_ties=split_ties)
+                              split_ties=split_ties, bar=bar)
         sups, log_w = out[0], out[1]
         finite = np.isfinite(log_w) & np.isfinite(sups)
         if not finite.any():
@@ -456,6 +461,7 @@ def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap"
         upper[k] = np.clip(est + radius, 0.0, 1.0)
         if ess[k] < _ESS_WARN_FRACTION * n_boot:
             low_ess.append(k)
+    bar.close()
     if low_ess:
         labels = describe_keys(curve.keys, curve.by, low_ess)
         warnings.warn(

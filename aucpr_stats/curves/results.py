@@ -155,7 +155,7 @@ class PrCurveResult(_CurveResult):
     def band(self, level: float = 0.95, method: str = "smoothed_bootstrap", n_boot: int = 2000,
              bandwidth: float | tuple[float, float] | None = None, p_tilde: float | None = None,
              eps: float = 0.05, grid: int | Sequence[float] = 201, seed: Any = None,
-             studentize: bool = False) -> "BandResult":
+             studentize: bool = False, progress: bool | None = None) -> "BandResult":
         r"""Confidence band for the PR curve of every group (Clémençon & Vayatis 2009, Algorithm 1).
 
         Parameters
@@ -192,6 +192,9 @@ class PrCurveResult(_CurveResult):
             supremum, so the band's width follows the curve's variability
             (``estimate +- r_delta * sigma*(recall) / sqrt(n)``) instead of being
             set everywhere by the noisiest recall. Bootstrap methods only.
+        progress : bool or None
+            A progress bar: None on a terminal for work longer than 2
+            seconds, True always, False never (:mod:`aucpr_stats.progress`).
 
         Returns
         -------
@@ -213,7 +216,7 @@ class PrCurveResult(_CurveResult):
         from .bands import pr_band
 
         return pr_band(self, level=level, method=method, n_boot=n_boot, bandwidth=bandwidth, p_tilde=p_tilde,
-                       eps=eps, grid=grid, seed=seed, studentize=studentize)
+                       eps=eps, grid=grid, seed=seed, studentize=studentize, progress=progress)
 
 
 

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from ..estimators import reduction_for
+from ..progress import progress_bar, progress_enabled
 from ..resample import bootstrap_estimates, group_batches
 
 __all__ = ["percentile_interval", "replicate_summary", "bootstrap_method", "bootstrap_note"]
@@ -66,17 +67,27 @@ def bootstrap_method(request) -> dict:
     # batches of groups: at most REPLICATE_BUDGET replicate values held at once, whatever groups x n_boot;
     # a group's replicates come from its own stream and rows, so the batching changes no number
     batches = group_batches(table.n_segments, len(request.estimators) * n_boot)
-    for batch in batches:
-        part = table if len(batches) == 1 else table.take(batch)
-        replicates = bootstrap_estimates(part, request.estimators, n_boot, streams=streams.take(batch),
-                                         chunk_size=options["chunk_size"])
-        replicates = np.moveaxis(replicates, 0, 1)  # (groups, estimators, replicates)
-        rows = request.usable[batch]
-        lower, upper = percentile_interval(replicates, request.level)
-        out["lower"][rows], out["upper"][rows] = lower, upper
-        for key, values in replicate_summary(replicates).items():
-            out[key][rows] = values
+    progress = options.get("progress")
+    if progress_enabled(progress):  # finer batches for a bar that moves; the same numbers (see above)
+        batches = [piece for batch in batches for piece in np.array_split(batch, min(batch.size, 20))]
+    with progress_bar(table.n_segments * n_boot, "bootstrap intervals", progress) as bar:
+        for batch in batches:
+            part = table if len(batches) == 1 else table.take(batch)
+            replicates = bootstrap_estimates(part, request.estimators, n_boot, streams=streams.take(batch),
+                                             chunk_size=options["chunk_size"])
+            bar.update(batch.size * n_boot)
+            _store(out, request, batch, replicates)
     return out
+
+
+def _store(out: dict, request, batch: np.ndarray, replicates: np.ndarray) -> None:
+    """The interval and replicate summaries of one batch of groups, written into ``out``."""
+    replicates = np.moveaxis(replicates, 0, 1)  # (groups, estimators, replicates)
+    rows = request.usable[batch]
+    lower, upper = percentile_interval(replicates, request.level)
+    out["lower"][rows], out["upper"][rows] = lower, upper
+    for key, values in replicate_summary(replicates).items():
+        out[key][rows] = values
 
 
 def bootstrap_note(request, out) -> np.ndarray:

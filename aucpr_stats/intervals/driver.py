@@ -20,6 +20,7 @@ from .. import _frames
 from .._validate import choice_iv, flag_iv, integer_iv, level_iv, n_boot_iv, names_or_all_iv, seed_iv
 from ..estimators import ESTIMATORS
 from ..exceptions import InputError, InputTypeError
+from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
 from .boundaries import join_notes
 from .edges import at_the_edges
@@ -127,6 +128,9 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
         ``aucpr(..., fold=)``; the default when it was given), ``seed``,
         ``quantile`` (``"t"`` with ``k - 1`` degrees of freedom, or
         ``"normal"``), ``return_folds`` (also return the per-fold estimates).
+        Any method: ``progress`` (None: a progress bar on a terminal once the
+        work has run 2 seconds; True: always; False: never; see
+        :mod:`aucpr_stats.progress`).
 
     Returns
     -------
@@ -158,7 +162,8 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
     method = DEFAULT_METHOD[result.metric] if method is None else method
     methods = _methods_iv(method, result)
     level = level_iv(level)
-    request = IntervalRequest(result, level, _options_iv(methods, options, result))
+    progress = progress_iv(options.pop("progress", None))  # every method takes it; only the loops read it
+    request = IntervalRequest(result, level, _options_iv(methods, options, result) | {"progress": progress})
     computed = [at_the_edges(request, m, m.compute(request)) for m in methods]
     _warn_small(request, methods, computed)
     frame = _assemble(request, methods, computed)

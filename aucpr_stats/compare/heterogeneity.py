@@ -1,0 +1,455 @@
+r"""Heterogeneity and interaction across independent subgroups: Cochran's Q.
+
+Is the area the same in every subgroup (sex, age band, site)? With
+:math:`k` independent groups, estimates :math:`\hat\theta_i` and variances
+:math:`v_i`, weights :math:`w_i = 1/v_i` and the inverse-variance weighted
+mean :math:`\bar\theta = \sum w_i\hat\theta_i / \sum w_i`, Cochran's (1954)
+
+.. math:: Q = \sum_{i=1}^{k} w_i (\hat\theta_i - \bar\theta)^2
+
+is a Wald statistic of :math:`\theta_1 = \dots = \theta_k`, referred to a
+chi-square with :math:`k - 1` degrees of freedom. Higgins & Thompson's (2002)
+:math:`I^2 = \max\{0, (Q - (k - 1))/Q\}` is the share of the variation
+between groups beyond chance.
+
+* :func:`heterogeneity` (``result.heterogeneity()``): the area of one score
+  across the groups of an AUROC or AUCPR result. AUROC: DeLong's variance on
+  the natural scale (default); AUCPR: on the logit scale,
+  :math:`\mathrm{logit}\,\hat\theta_i` with the variance of the logit
+  interval, :math:`\{\widehat{SE}_i/(\hat\theta_i(1-\hat\theta_i))\}^2` and the
+  binomial SE (default). ``method="bootstrap"``: the stratified bootstrap's
+  SE on the same scale. The variances are those of ``result.conf_int``
+  (:mod:`aucpr_stats.intervals`), asked for through its driver.
+* :func:`interaction` (``comparison.interaction()``): the difference between
+  two scores (or two levels) across the groups of a :func:`compare` result,
+  with the variances of the differences in its table (DeLong's covariance
+  for a paired AUROC comparison, the bootstrap's otherwise).
+
+Both assume independent groups (different rows: a patient in one group
+only) and a normal estimate on the scale of the test. Groups without a
+usable variance (one class missing, fewer than two positives, an estimate of
+0 or 1 on the logit scale, a variance of 0) are left out, listed with the
+reason in :meth:`HeterogeneityResult.groups_frame` and the row's ``note``,
+and one :class:`~aucpr_stats.exceptions.DegenerateGroupWarning` says so.
+
+References
+----------
+Cochran, W. G. (1954). The combination of estimates from different
+experiments. Biometrics 10, 101-129.
+Higgins, J. P. T., Thompson, S. G. (2002). Quantifying heterogeneity in a
+meta-analysis. Statistics in Medicine 21, 1539-1558.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import attrs
+import numpy as np
+import polars as pl
+from scipy.special import expit, logit
+from scipy.stats import chi2
+
+from .. import _frames
+from .._validate import choice_iv, names_iv
+from ..exceptions import DegenerateGroupWarning, InputError, SmallSampleWarning
+from ..ingest.notes import describe_keys
+from ..intervals.boundaries import BOUNDARY_NOTE
+from ..report.cells import format_p
+from ..report.text import text_table
+from ..results import html_display
+
+__all__ = [
+    "DEFAULT_SCALE",
+    "HETEROGENEITY_METHODS",
+    "MIN_POSITIVES_CHECKED",
+    "HeterogeneityResult",
+    "cochran_q",
+    "heterogeneity",
+    "heterogeneity_rows",
+    "interaction",
+]
+
+#: Variance sources of ``result.heterogeneity(method=...)`` per metric (the first is the default):
+#: the interval methods of ``conf_int`` whose standard error is used.
+HETEROGENEITY_METHODS = {"auroc": ("delong", "logit", "bootstrap"), "aucpr": ("logit", "bootstrap")}
+
+#: The scale of the test when ``scale`` is not given, per (metric, method).
+DEFAULT_SCALE = {("auroc", "delong"): "natural", ("auroc", "logit"): "logit", ("auroc", "bootstrap"): "natural",
+                 ("aucpr", "logit"): "logit", ("aucpr", "bootstrap"): "logit"}
+
+#: The size of the tests was measured by simulation from this many positives per group up
+#: (``docs/heterogeneity.md``); rows with smaller groups say so in their note.
+MIN_POSITIVES_CHECKED = 50
+
+_SCALES = ("natural", "logit")
+
+#: The reason in the interval driver's note on a boundary row (perfect separation, an estimate of 0 or 1 ...).
+_BOUNDARY = "(?:^|; )" + re.escape(BOUNDARY_NOTE.split("{reason}")[0]) + "(.*?)" + re.escape(
+    BOUNDARY_NOTE.split("{reason}")[1].split("{method}")[0])
+
+
+def _none(values: np.ndarray) -> np.ndarray:
+    """Elementwise ``is None`` of an object array, as booleans."""
+    return np.asarray(np.equal(values, None), dtype=bool)
+
+
+# =================================================================== the kernel
+def cochran_q(theta: np.ndarray, variance: np.ndarray, cell: np.ndarray, n_cells: int) -> dict:
+    r"""Cochran's Q, its chi-square p-value and :math:`I^2` for many independent sets of estimates at once.
+
+    Parameters
+    ----------
+    theta, variance : ndarray of float64, shape (n,)
+        Estimates and their variances on the scale of the test; entries with
+        a NaN or non-positive variance or a NaN estimate are left out.
+    cell : ndarray of int, shape (n,)
+        Which test (``0 .. n_cells - 1``) each estimate belongs to.
+    n_cells : int
+
+    Returns
+    -------
+    dict of ndarray, shape (n_cells,)
+        ``statistic`` (Q), ``df`` (k - 1), ``p_value`` (upper chi-square
+        tail), ``i_squared``, ``pooled`` (the inverse-variance weighted mean,
+        on the test's scale), ``k`` (estimates used). NaN where fewer than two
+        estimates are usable (``pooled`` needs one); ``i_squared`` is 0 when
+        Q is 0 (no variation beyond chance).
+
+    Examples
+    --------
+    >>> out = cochran_q(np.array([0.7, 0.8]), np.array([0.01, 0.01]), np.array([0, 0]), 1)
+    >>> round(float(out["statistic"][0]), 6), int(out["df"][0]), round(float(out["pooled"][0]), 6)
+    (0.5, 1, 0.75)
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    variance = np.asarray(variance, dtype=np.float64)
+    cell = np.asarray(cell, dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = np.isfinite(theta) & np.isfinite(variance) & (variance > 0)
+        w = np.where(ok, 1.0 / np.where(ok, variance, 1.0), 0.0)
+        t = np.where(ok, theta, 0.0)
+        k = np.bincount(cell, weights=ok.astype(np.float64), minlength=n_cells)
+        sum_w = np.bincount(cell, weights=w, minlength=n_cells)
+        pooled = np.bincount(cell, weights=w * t, minlength=n_cells) / sum_w
+        # sum of w (theta - pooled)^2 around the cell's own mean: no cancellation of large sums
+        q = np.bincount(cell, weights=w * (t - pooled[cell]) ** 2, minlength=n_cells)
+        df = k - 1.0
+        valid = k >= 2
+        q = np.where(valid, q, np.nan)
+        p = np.where(valid, chi2.sf(q, np.maximum(df, 1.0)), np.nan)
+        i2 = np.where(valid, np.where(q > 0, np.maximum(0.0, (q - df) / q), 0.0), np.nan)
+    return {"statistic": q, "df": np.where(valid, df, np.nan), "p_value": p, "i_squared": i2,
+            "pooled": np.where(k >= 1, pooled, np.nan), "k": k.astype(np.int64)}
+
+
+# =================================================================== the result
+@attrs.frozen(eq=False, repr=False)
+class HeterogeneityResult:
+    """Tests that an area (or a difference of areas) is the same in every subgroup.
+
+    One row of :attr:`table` per test: per score and estimator (and per
+    level of any grouping column not tested across); for an interaction, per
+    pair compared and estimator. Returned by ``result.heterogeneity()`` and
+    ``comparison.interaction()``.
+
+    Attributes
+    ----------
+    table : polars.DataFrame
+        The stratifying columns, ``estimator``, ``method``, ``scale``,
+        ``statistic`` (Cochran's Q), ``df`` (groups used - 1), ``p_value``,
+        ``i_squared``, ``pooled`` (inverse-variance weighted mean, on the
+        natural scale), ``k`` (groups used), ``n_left_out``, ``note``.
+    groups : polars.DataFrame
+        One row per group and test: the keys, ``estimator``, ``value`` (the
+        estimate or difference, natural scale), ``variance`` (on the test's
+        scale), ``weight``, ``used``, ``reason`` (why a group was left out).
+    kind : {"heterogeneity", "interaction"}
+    metric : {"auroc", "aucpr"}
+    method : str
+        Where the variances come from (``"delong"``, ``"logit"``, ``"bootstrap"``).
+    scale : {"natural", "logit"}
+    across : tuple of str
+        The grouping columns whose levels are compared.
+    frame_kind : {"pandas", "polars"}
+    """
+
+    table: pl.DataFrame = attrs.field(eq=False)
+    groups: pl.DataFrame = attrs.field(eq=False)
+    kind: str
+    metric: str
+    method: str
+    scale: str
+    across: tuple
+    frame_kind: str
+    what: str = ""
+
+    def to_polars(self) -> pl.DataFrame:
+        """The tests as a polars DataFrame, whatever the caller's frame type."""
+        return self.table
+
+    def to_frame(self):
+        """The tests, one row each, in the caller's frame type."""
+        return _frames.to_caller(self.table, self.frame_kind)
+
+    def groups_frame(self):
+        """The groups behind each test (used or left out, and why), in the caller's frame type."""
+        return _frames.to_caller(self.groups, self.frame_kind)
+
+    def _single(self, column: str) -> float:
+        if self.table.height != 1:
+            raise AttributeError(f"`.{column}` is defined for a result with one test; this one has "
+                                 f"{self.table.height} rows: use `.to_frame()`")
+        return float(self.table[column][0])
+
+    @property
+    def statistic(self) -> float:
+        """Cochran's Q, for a result with one test."""
+        return self._single("statistic")
+
+    @property
+    def df(self) -> float:
+        """Degrees of freedom (groups used - 1), for a result with one test."""
+        return self._single("df")
+
+    @property
+    def p_value(self) -> float:
+        """The chi-square p-value, for a result with one test."""
+        return self._single("p_value")
+
+    def _title(self) -> str:
+        label = {"auroc": "AUROC", "aucpr": "AUCPR"}[self.metric]
+        test = "Interaction (difference equal in every group)" if self.kind == "interaction" else (
+            "Heterogeneity (area equal in every group)")
+        return (f"{test}: {label}{' ' + self.what if self.what else ''} across {', '.join(self.across)}; "
+                f"Cochran's Q on the {self.scale} scale, {self.method} variances, chi-square with k - 1 df")
+
+    def summary(self, digits: int = 4) -> str:
+        """A readable text table of the tests with a title line."""
+        frame = self.table
+        drop = ["method", "scale"] + (["note"] if frame["note"].null_count() == frame.height else [])
+        frame = frame.drop(drop).with_columns(
+            pl.Series("p_value", [format_p(p, digits, "NaN") for p in frame["p_value"].to_list()], dtype=pl.String))
+        numeric = [c for c in frame.columns if frame[c].dtype.is_numeric() or c == "p_value"]
+        return f"{self._title()}\n{text_table(frame, digits=digits, right_align=numeric)}"
+
+    __str__ = summary
+
+    def _repr_html_(self) -> str:
+        """The notebook display: the heading and the table of tests."""
+        return html_display(self._title(), self.table)
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        if self.table.height == 1:
+            row = self.table.row(0, named=True)
+            return (f"{name}({self.kind}, {self.metric}, {self.method}, statistic={row['statistic']:.4g}, "
+                    f"df={row['df']:.0f}, p_value={row['p_value']:.4g}, k={row['k']})")
+        return f"{name}({self.kind}, {self.metric}, {self.method}, tests={self.table.height})"
+
+
+# =================================================================== shared assembly
+def _across_iv(across: Any, by: tuple) -> tuple[list, list]:
+    """(columns compared, columns that split the tests): ``across`` defaults to every grouping column."""
+    candidates = [c for c in by if c != "score"]
+    if not candidates:
+        raise InputError("a test across subgroups needs a grouped result: estimate with `by=` "
+                         "(e.g. by='sex') first")
+    chosen = candidates if across is None else list(names_iv(across, "across", allow_none=False))
+    unknown = [c for c in chosen if c not in candidates]
+    if unknown:
+        raise InputError(f"`across` must name grouping columns of the result {candidates}; got {unknown}")
+    return chosen, [c for c in by if c not in chosen]
+
+
+def _cells(frame: pl.DataFrame, split: list) -> tuple[np.ndarray, pl.DataFrame]:
+    """The test (cell) of every row: one per distinct value of ``split``, in order of appearance."""
+    if not split:
+        return np.zeros(frame.height, dtype=np.int64), pl.DataFrame({"__cell": [0]})
+    distinct = frame.select(split).unique(maintain_order=True).with_row_index("__cell")
+    joined = frame.select(split).join(distinct, on=split, nulls_equal=True, how="left", maintain_order="left")
+    return joined["__cell"].to_numpy().astype(np.int64), distinct
+
+
+def _assemble(result_kind: dict, rows: pl.DataFrame, split: list, theta, variance, reason, n_pos,
+              back) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The tests and the groups frame from one row per (group, test) with value, variance and reason."""
+    cell, distinct = _cells(rows, split)
+    n_cells = distinct.height
+    used = _none(reason)
+    out = cochran_q(np.where(used, theta, np.nan), np.where(used, variance, np.nan), cell, n_cells)
+    left_out = np.bincount(cell, weights=(~used).astype(np.float64), minlength=n_cells).astype(np.int64)
+    small = np.bincount(cell, weights=(used & (n_pos < MIN_POSITIVES_CHECKED)).astype(np.float64),
+                        minlength=n_cells).astype(np.int64)
+    labels = np.asarray(result_kind["labels"], dtype=object)
+    notes = []
+    for c in range(n_cells):
+        parts = []
+        if out["k"][c] < 2:
+            parts.append(f"fewer than two groups with a variance ({out['k'][c]}): no test")
+        gone = np.flatnonzero((cell == c) & ~used)
+        if gone.size:
+            listed = "; ".join(f"{labels[i]} ({reason[i]})" for i in gone[:5])
+            parts.append(f"{gone.size} group(s) left out: {listed}{'; ...' if gone.size > 5 else ''}")
+        if small[c] and out["k"][c] >= 2:
+            parts.append(f"{small[c]} group(s) with fewer than {MIN_POSITIVES_CHECKED} positives: "
+                         "size not checked there")
+        notes.append("; ".join(parts) or None)
+    table = pl.DataFrame({
+        "method": [result_kind["method"]] * n_cells,
+        "scale": [result_kind["scale"]] * n_cells,
+        "statistic": out["statistic"],
+        "df": pl.Series([None if np.isnan(d) else int(d) for d in out["df"]], dtype=pl.Int64),
+        "p_value": out["p_value"],
+        "i_squared": out["i_squared"],
+        "pooled": back(out["pooled"]),
+        "k": out["k"],
+        "n_left_out": left_out,
+        "note": pl.Series(notes, dtype=pl.String),
+    })
+    if split:
+        table = pl.concat([distinct.drop("__cell"), table], how="horizontal")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weight = np.where(used, 1.0 / variance, np.nan)
+    groups = rows.with_columns(
+        pl.Series("variance", np.asarray(variance, dtype=np.float64)),
+        pl.Series("weight", weight),
+        pl.Series("used", used.astype(bool)),
+        pl.Series("reason", reason.tolist(), dtype=pl.String),
+    )
+    if left_out.sum():
+        warnings.warn(f"{int(left_out.sum())} group(s) left out of the {result_kind['kind']} test (no usable "
+                      "variance); see the `note` column and `.groups_frame()`", DegenerateGroupWarning,
+                      stacklevel=4)
+    return table, groups
+
+
+# =================================================================== heterogeneity
+def heterogeneity(result: Any, method: str | None = None, *, scale: str | None = None, across: Any = None,
+                  **options: Any) -> HeterogeneityResult:
+    """Test that the area is the same in every subgroup of a grouped AUROC or AUCPR result.
+
+    Parameters
+    ----------
+    result : AurocResult or AucprResult
+        Grouped (``by=``); with several scores or estimators, one test each.
+    method : {"delong", "logit", "bootstrap"} (AUROC) or {"logit", "bootstrap"} (AUCPR), optional
+        Where the variances come from: the standard error of that
+        ``conf_int`` method. Default: ``"delong"`` (AUROC), ``"logit"``
+        (AUCPR, the binomial SE of Boyd et al.'s logit interval).
+    scale : {"natural", "logit"}, optional
+        The scale of the test; by default natural for AUROC with DeLong or
+        bootstrap variances, logit for the ``"logit"`` method and for AUCPR.
+        On the logit scale the variance is carried by the delta method:
+        :math:`v = SE^2/(\\hat\\theta(1-\\hat\\theta))^2`.
+    across : str or list of str, optional
+        The grouping columns compared (default: all of ``by``); the other
+        ``by`` columns split the tests (one per level).
+    **options
+        For ``method="bootstrap"``: ``n_boot``, ``seed``, ``chunk_size``,
+        ``progress``, as for ``result.conf_int``.
+
+    Returns
+    -------
+    HeterogeneityResult
+
+    Raises
+    ------
+    InputError
+        An ungrouped result, an unknown method, scale or ``across`` column.
+    """
+    metric = result.metric
+    methods = HETEROGENEITY_METHODS[metric]
+    method = methods[0] if method is None else choice_iv(method, "method", methods)
+    scale = DEFAULT_SCALE[(metric, method)] if scale is None else choice_iv(scale, "scale", _SCALES)
+    across, split = _across_iv(across, tuple(result.by))
+    if method != "bootstrap" and options:
+        raise InputError(f"options {sorted(options)} apply to method='bootstrap' only; got method={method!r}")
+    with warnings.catch_warnings():  # the intervals' small-sample flags: this test has its own note
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        frame = result.conf_int_polars(method=method, **options)
+    n_groups, n_est = result.estimates.shape
+    # the driver's rows are group-major, then estimator (one method)
+    se = frame["se"].to_numpy().astype(np.float64).reshape(n_groups, n_est).ravel()
+    estimate = result.estimates.ravel()
+    group = np.repeat(np.arange(n_groups), n_est)
+    n_pos = result.n_pos[group]
+    reason = np.full(estimate.size, None, dtype=object)
+    reason[se == 0] = "a standard error of 0"
+    with np.errstate(all="ignore"):
+        if scale == "logit":
+            theta = logit(estimate)
+            variance = (se / (estimate * (1.0 - estimate))) ** 2
+            reason[estimate <= 0] = "an estimate of 0: no variance on the logit scale"
+            reason[estimate >= 1] = "an estimate of 1: no variance on the logit scale"
+        else:
+            theta, variance = estimate, se ** 2
+    reason[~np.isfinite(variance) & _none(reason)] = "no variance"
+    # where the interval driver fell back on a score interval (perfect separation, an estimate of 0
+    # or 1, ...), the method's standard error is not a usable variance either
+    boundary = np.asarray(frame["note"].str.extract(_BOUNDARY, 1).to_list(), dtype=object)
+    fell_back = ~_none(boundary) & _none(reason)
+    reason[fell_back] = [f"{why}: the interval fell back on a score interval, no usable variance"
+                         for why in boundary[fell_back]]
+    reason[n_pos < 2] = "fewer than 2 positives"
+    own = np.asarray(result.notes, dtype=object)[group]
+    reason[~_none(own)] = own[~_none(own)]  # the group's own note (no positives ...)
+    reason[np.isnan(estimate) & _none(reason)] = "no estimate"
+    keys = result.key_frame(group)
+    rows = keys.with_columns(pl.Series("estimator", np.asarray(result.estimators, dtype=object)[
+        np.tile(np.arange(n_est), n_groups)].tolist(), dtype=pl.String), pl.Series("value", estimate))
+    info = {"kind": "heterogeneity", "method": method, "scale": scale,
+            "labels": describe_keys(result.keys, across, group.tolist())}
+    table, groups = _assemble(info, rows, [*split, "estimator"], theta, variance, reason, n_pos,
+                              expit if scale == "logit" else (lambda x: x))
+    what = "" if not isinstance(result.score, str) else f"of {result.score}"
+    return HeterogeneityResult(table=table, groups=groups, kind="heterogeneity", metric=metric, method=method,
+                               scale=scale, across=tuple(across), frame_kind=result.frame_kind, what=what)
+
+
+def heterogeneity_rows(result: Any, method: str | None = None, **options: Any) -> pl.DataFrame:
+    """The rows of :func:`heterogeneity` (or of :func:`interaction` for a comparison), as a polars frame.
+
+    For table footnotes: the stratifying columns, ``estimator``,
+    ``statistic``, ``df``, ``p_value`` and the rest of
+    :attr:`HeterogeneityResult.table`.
+    """
+    if hasattr(result, "paired"):  # a ComparisonResult
+        return interaction(result, **options).table
+    return heterogeneity(result, method, **options).table
+
+
+# =================================================================== interaction
+def interaction(comparison: Any, *, across: Any = None) -> HeterogeneityResult:
+    """Test that the difference between two scores (or levels) is the same in every group of a comparison.
+
+    Cochran's Q on the per-group differences of ``comparison`` (a
+    :class:`~aucpr_stats.compare.ComparisonResult` with ``by=``), with the
+    variances of its ``se`` column: DeLong's variance of a paired difference
+    (with the covariance of the two AUCs), or the bootstrap variance of the
+    difference. The groups are independent; the scale is natural. One test
+    per pair compared and estimator (and per level of any ``by`` column not
+    in ``across``).
+    """
+    table = comparison.table
+    across, split = _across_iv(across, tuple(comparison.by))
+    pair = ["score_a", "score_b"] if comparison.paired else [
+        *(["score"] if "score" in table.columns else []), f"{comparison.between}_a", f"{comparison.between}_b"]
+    diff = table["difference"].to_numpy().astype(np.float64)
+    se = table["se"].to_numpy().astype(np.float64)
+    n_pos = (table["n_pos"] if comparison.paired else
+             pl.min_horizontal(table["n_pos_a"], table["n_pos_b"])).to_numpy()
+    reason = np.full(diff.size, None, dtype=object)
+    own = np.asarray(table["note"].to_list(), dtype=object)
+    reason[se == 0] = "a standard error of 0"
+    missing = ~np.isfinite(se) | ~np.isfinite(diff)
+    reason[missing] = np.where(_none(own[missing]), "no variance of the difference", own[missing])
+    rows = table.select(*split, *[c for c in across], *pair, "estimator", pl.col("difference").alias("value"))
+    labels = [", ".join(f"{c}={v!r}" for c, v in zip(across, r)) for r in table.select(across).iter_rows()]
+    info = {"kind": "interaction", "method": comparison.method, "scale": "natural", "labels": labels}
+    out, groups = _assemble(info, rows, [*split, *pair, "estimator"], diff, se ** 2, reason, n_pos, lambda x: x)
+    return HeterogeneityResult(table=out, groups=groups, kind="interaction", metric=comparison.metric,
+                               method=comparison.method, scale="natural", across=tuple(across),
+                               frame_kind=comparison.frame_kind, what="difference")

@@ -1,0 +1,140 @@
+"""Progress bars: drawn when forced, never with progress=False or without tqdm, and the numbers never change."""
+
+from __future__ import annotations
+
+import io
+import sys
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+
+from aucpr_stats import aucpr, compare, pr_curve
+from aucpr_stats import progress as progress_module
+from aucpr_stats.exceptions import InputTypeError, SmallSampleWarning
+from aucpr_stats.progress import (
+    ENV_VARIABLE,
+    progress_bar,
+    progress_enabled,
+    progress_iv,
+)
+
+
+def _data(n=600, seed=4):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    return pl.DataFrame({"y": y, "a": rng.normal(size=n) + y, "b": rng.normal(size=n) + 0.5 * y,
+                         "g": rng.choice(["p", "q", "r"], n)})
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture(autouse=True)
+def _no_env(monkeypatch):
+    monkeypatch.delenv(ENV_VARIABLE, raising=False)
+
+
+def test_rules_for_drawing(monkeypatch):
+    assert progress_enabled(True) and not progress_enabled(False)
+    assert not progress_enabled(None, io.StringIO())  # not a terminal
+    assert progress_enabled(None, _Tty())
+    monkeypatch.setenv(ENV_VARIABLE, "1")
+    assert progress_enabled(None, io.StringIO()) and not progress_enabled(False)
+    monkeypatch.setenv(ENV_VARIABLE, "off")
+    assert not progress_enabled(None, _Tty()) and progress_enabled(True)
+
+
+def test_bar_writes_when_forced_and_not_otherwise():
+    out = io.StringIO()
+    with progress_bar(10, "counting", True, file=out) as bar:
+        bar.update(10)
+    assert "counting" in out.getvalue()
+    quiet = io.StringIO()
+    with progress_bar(10, "counting", False, file=quiet) as bar:
+        bar.update(10)
+    assert quiet.getvalue() == ""
+    lazy = _Tty()  # the default on a terminal waits 2 seconds before drawing
+    with progress_bar(10, "counting", None, file=lazy) as bar:
+        bar.update(10)
+    assert lazy.getvalue() == ""
+
+
+def test_without_tqdm_there_is_silently_no_bar(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm now raises ImportError
+    assert not progress_enabled(True)
+    out = io.StringIO()
+    with progress_bar(5, "counting", True, file=out) as bar:
+        bar.update(5)
+    assert out.getvalue() == ""
+
+
+def test_progress_argument_is_checked():
+    assert progress_iv(None) is None and progress_iv(True) is True
+    with pytest.raises(InputTypeError, match="`progress`"):
+        progress_iv("yes")
+    with pytest.raises(InputTypeError, match="`progress`"):
+        aucpr(_data(), "y", "a").conf_int(method="bootstrap", n_boot=20, progress=1)
+
+
+def test_bootstrap_interval_bar_and_same_numbers(capsys):
+    result = aucpr(_data(), "y", "a", by="g")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        shown = result.conf_int(method="bootstrap", n_boot=50, seed=1, progress=True)
+        assert "bootstrap intervals" in capsys.readouterr().err
+        quiet = result.conf_int(method="bootstrap", n_boot=50, seed=1, progress=False)
+        assert capsys.readouterr().err == ""
+        default = result.conf_int(method="bootstrap", n_boot=50, seed=1)  # stderr is not a terminal here
+        assert capsys.readouterr().err == ""
+    assert shown.equals(quiet) and shown.equals(default)
+
+
+def test_env_variable_forces_a_bar(monkeypatch, capsys):
+    monkeypatch.setenv(ENV_VARIABLE, "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        aucpr(_data(), "y", "a").conf_int(method="bootstrap", n_boot=20, seed=1)
+    assert "bootstrap intervals" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("between", [None, "g"])
+def test_comparison_bars_and_same_numbers(capsys, between):
+    score = ["a"] if between else ["a", "b"]
+    by = None if between else "g"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        shown = compare(_data(), "y", score, by=by, between=between, metric="aucpr", n_boot=40, seed=3,
+                        progress=True)
+        assert "bootstrap" in capsys.readouterr().err
+        quiet = compare(_data(), "y", score, by=by, between=between, metric="aucpr", n_boot=40, seed=3,
+                        progress=False)
+        assert capsys.readouterr().err == ""
+    assert shown.to_polars().equals(quiet.to_polars())
+
+
+def test_band_bar_and_same_numbers(capsys):
+    curve = pr_curve(_data(300), "y", "a", by="g")
+    shown = curve.band(method="bootstrap", n_boot=60, seed=2, grid=21, progress=True)
+    assert "PR band" in capsys.readouterr().err
+    quiet = curve.band(method="bootstrap", n_boot=60, seed=2, grid=21, progress=False)
+    assert capsys.readouterr().err == ""
+    assert shown.to_polars().equals(quiet.to_polars())
+
+
+def test_heterogeneity_bootstrap_passes_progress(capsys):
+    test = aucpr(_data(), "y", "a", by="g").heterogeneity("bootstrap", n_boot=30, seed=1, progress=True)
+    assert "bootstrap intervals" in capsys.readouterr().err
+    again = aucpr(_data(), "y", "a", by="g").heterogeneity("bootstrap", n_boot=30, seed=1, progress=False)
+    assert capsys.readouterr().err == "" and again.statistic == test.statistic
+
+
+def test_tqdm_is_imported_in_one_place():
+    from pathlib import Path
+
+    package = Path(progress_module.__file__).parent
+    users = sorted(str(p.relative_to(package)) for p in package.rglob("*.py") if "tqdm" in p.read_text())
+    assert users == ["progress.py"]

@@ -19,17 +19,27 @@ OUT = Path(__file__).with_name("images")
 def main() -> None:
     OUT.mkdir(exist_ok=True)
     cohort = pl.read_csv("data/synthetic_cohort.csv")
-    ax = forest_plot(aucpr("disease ~ model_a + model_b | site", data=cohort), title="AUCPR by site (95% logit intervals)")
+    ax = forest_plot(aucpr("disease ~ model_a + model_b | site", data=cohort), title="AUCPR by site")
     ax.figure.savefig(OUT / "forest_aucpr_by_site.png", dpi=110)
     cancer = pl.read_csv("data/breast_cancer_oof.csv")
     ax = forest_plot(auroc("malignant ~ logistic + texture | size_group", data=cancer), method="delong",
-                     title="AUROC by lesion size (DeLong 95% CI)")
+                     title="AUROC by lesion size")
     ax.figure.savefig(OUT / "forest_auroc_by_size.png", dpi=110)
+    # Table 2 as a figure: the whole cohort, then a block per variable; AUCPR and AUROC side by side
+    results = []
+    for by in (None, "site", "age_band"):
+        results += [aucpr(cohort, "disease", "model_a", by=by), auroc(cohort, "disease", "model_a", by=by)]
+    axes = forest_plot(results, labels={"site": "Site", "age_band": "Age band"},
+                       title="Model A by subgroup (synthetic cohort)")
+    axes[0].figure.savefig(OUT / "forest_subgroups_two_metrics.png", dpi=110)
     from aucpr_stats.curves import pr_curve
 
     ax = pr_curve("disease ~ model_a | site", data=cohort).plot()
     ax.set_title("PR curves of model_a by site (synthetic cohort)")
     ax.figure.savefig(OUT / "pr_curves_by_site.png", dpi=110)
+    axes = pr_curve("malignant ~ logistic | size_group", data=cancer).plot(
+        facet=True, title="PR curves of the logistic model by lesion size (breast cancer, out of fold)")
+    axes[0].figure.savefig(OUT / "pr_curves_facets.png", dpi=110)
     print(f"wrote figures to {OUT}")
 
 

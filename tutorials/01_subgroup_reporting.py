@@ -10,7 +10,9 @@ models and lesion-size subgroups (see ``data/README.md``).
 2. why the two areas tell different stories (prevalence differs by subgroup);
 3. a publication table with 95% confidence intervals, written as Markdown,
    LaTeX, HTML and CSV;
-4. forest plots of the subgroups.
+4. forest plots of the subgroups, AUCPR and AUROC side by side;
+5. Table 2 with a block per variable (site, age band) under an Overall row,
+   as Markdown and as a Word document, and the same as a figure.
 
 Run ``python tutorials/01_subgroup_reporting.py`` from the repository root.
 Outputs go to ``AUCPR_STATS_OUTPUT`` (default ``tutorials/output``);
@@ -96,11 +98,37 @@ boot = publication_table(roc, method=["delong", "bootstrap"], digits=3, labels=L
 print(boot, "\n")
 
 # ---------------------------------------------------------------- 4. forest plots
+# One panel per metric sharing the rows; each panel has its reference (the
+# prevalence for AUCPR, 0.5 for AUROC) and its values under a header.
+axes = forest_plot([pr, roc], method=method, labels=LABELS, title="Discrimination by lesion size")
+axes[0].figure.savefig(OUT / "forest_both.png", dpi=120)
+plt.close(axes[0].figure)
 ax = forest_plot(roc, method="delong", labels=LABELS, title="AUROC by lesion size (DeLong 95% CI)")
 ax.figure.savefig(OUT / "forest_auroc.png", dpi=120)
 plt.close(ax.figure)
-ax = forest_plot(pr, method="logit", labels=LABELS,
-                 title="AUCPR by lesion size (diamonds: prevalence)")
-ax.figure.savefig(OUT / "forest_aucpr.png", dpi=120)
-plt.close(ax.figure)
-print(f"wrote table2.md/.tex/.html/.csv and forest_auroc.png, forest_aucpr.png to {OUT}")
+
+# ------------------------------------------- 5. Table 2: a block per variable
+# Results with different groupings stack as blocks (a header row per variable,
+# its levels below); the ungrouped results give the Overall row on top. The
+# synthetic cohort has two subgroup variables (it is synthetic: see data/README.md).
+# A polars Enum (or an ordered pandas Categorical) keeps its declared order of levels in
+# tables and figures; a plain text column sorts as text ("50-69" before "<50").
+cohort = pl.read_csv(ROOT / "data" / "synthetic_cohort.csv").with_columns(
+    pl.col("age_band").cast(pl.Enum(["<50", "50-69", "70+"])))
+blocks = []
+for by in (None, "site", "age_band"):
+    blocks += [aucpr(cohort, "disease", "model_a", by=by), auroc(cohort, "disease", "model_a", by=by)]
+labels2 = {"site": "Site", "age_band": "Age band"}
+table2 = publication_table(blocks, labels=labels2, prevalence=True)   # intervals on: each metric's default
+print(table2, "\n")
+assert table2.cells["Subgroup"].to_list()[:3] == ["Overall", "Site", "A"]
+(OUT / "table2_blocks.md").write_text(table2.to_markdown() + "\n", encoding="utf-8")
+try:
+    table2.to_docx(OUT / "table2_blocks.docx", caption="Table 2. Discrimination of model A by subgroup")
+except Exception as exc:  # python-docx is an optional extra ("docx")
+    print(f"no Word file: {exc}")
+axes = forest_plot(blocks, labels=labels2, title="Model A by subgroup")
+axes[0].figure.savefig(OUT / "forest_blocks.png", dpi=120)
+plt.close(axes[0].figure)
+print(f"wrote table2.md/.tex/.html/.csv, table2_blocks.md/.docx and forest_both.png, forest_auroc.png, "
+      f"forest_blocks.png to {OUT}")

@@ -109,6 +109,8 @@ def _entry(module_name: str, name: str, obj) -> list[str]:
                 for m, f in methods:
                     target = f.fget if isinstance(f, property) else f
                     lines.append(f"- `.{m}`: {_summary(target) or '(no docstring)'}")
+    elif inspect.ismodule(obj):  # a submodule exported by name: its docstring, never its file path
+        lines.append(f"*module* `{obj.__name__}`. {_summary(obj)}".rstrip())
     else:
         value = repr(obj)
         if len(value) > 160:

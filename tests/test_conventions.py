@@ -100,3 +100,17 @@ def test_the_array_interface_matches_scikit_learn_and_returns_the_usual_results(
         aucpr_score(y, s.reshape(250, 2))
     with pytest.raises(InputTypeError, match=r"`y_true` must be a 1-D array-like; got str"):
         aucpr_score("y", s)
+
+
+def test_repr_counts_rows_once_with_several_scores():
+    rng = np.random.default_rng(4)
+    df = pl.DataFrame({"y": rng.integers(0, 2, 300), "s": rng.normal(size=300), "t": rng.normal(size=300),
+                       "g": rng.choice(["a", "b"], 300)})
+    n_pos, n_neg = int(df["y"].sum()), int(300 - df["y"].sum())
+    assert f"n_pos={n_pos}, n_neg={n_neg} (each of 2 scores)" in repr(aucpr(df, "y", ["s", "t"], by="g"))
+    assert f"n_pos={n_pos}, n_neg={n_neg})" in repr(auroc(df, "y", "s", by="g"))
+    # scores with different missing rows: counts per score
+    holes = df.with_columns(pl.when(pl.int_range(300) < 10).then(None).otherwise(pl.col("t")).alias("t"))
+    text = repr(aucpr(holes, "y", ["s", "t"], missing="drop"))
+    n_pos_t = int(holes.filter(pl.col("t").is_not_null())["y"].sum())
+    assert f"s: n_pos={n_pos}, n_neg={n_neg}" in text and f"t: n_pos={n_pos_t}, n_neg={290 - n_pos_t}" in text

@@ -71,6 +71,8 @@ def test_api_reference_lists_every_public_name():
         if f"### `{name}`" not in text
     ]
     assert not missing, f"docs/api.md lacks {missing}: run `python docs/make_api.py`"
+    # nothing of the machine it was built on (a module's repr holds its file path)
+    assert str(ROOT) not in text and " from '/" not in text
 
 
 def test_readme_table_is_what_its_example_prints():

@@ -484,6 +484,11 @@ def main(argv: list[str] | None = None) -> int:
     Every error is one line on stderr, ``aucpr-stats: error: ...``; ``--debug``
     prints the traceback above it.
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in ("cutoffs", "plan"):  # subcommands, each in its own module
+        from . import cli_commands
+
+        return cli_commands.main(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -529,3 +534,9 @@ def _fail(args: argparse.Namespace, line: str, status: int) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+# The helpers the subcommands (``aucpr_stats.cli_commands``) share with the main command.
+read_input = _read
+positive_value = _positive_value
+output_format = _output_format

@@ -15,9 +15,12 @@ simulating the planned study (:mod:`aucpr_stats.simulate`: Boyd, Eng & Page
    half-width is ``z_alpha`` standard errors);
    for a power target the pilots' simulated powers refine this: a probit line
    ``Phi^-1(power) = a + b sqrt(n)`` through them is solved for the target;
-4. confirm by simulating ``n_sim`` studies at that size, and step up (at
-   most three times) while the target is missed by more than two Monte
-   Carlo standard errors.
+4. confirm by simulating ``n_sim`` studies at that size; while the target
+   is missed by more than two Monte Carlo standard errors (and by more than
+   2% of a half-width target, or 0.02 of power), step to the size that a
+   log-log line through the two simulated sizes nearest the target (or the
+   probit line through the powers) gives, at most five times. The plan is
+   the last simulated size; ``search`` shows every one.
 
 The studies at a size are drawn from a stream that depends only on the seed
 and that size, so a size's numbers do not depend on the search path.
@@ -118,6 +121,18 @@ def _probit_fit(rows: list[dict], target_power: float) -> int | None:
     return math.ceil(((float(ndtri(target_power)) - a) / b) ** 2)
 
 
+def _loglog_step(rows: list[dict], half_width: float) -> int | None:
+    """Positives for ``half_width`` on the line through the two simulated sizes nearest to it (log-log)."""
+    ordered = sorted(rows, key=lambda r: abs(math.log(r["mean_half_width"] / half_width)))[:2]
+    (n1, h1), (n2, h2) = ((r["n_pos"], r["mean_half_width"]) for r in ordered)
+    if n1 == n2 or h1 == h2:
+        return None
+    slope = (math.log(h2) - math.log(h1)) / (math.log(n2) - math.log(n1))  # about -1/2
+    if slope >= 0:
+        return None
+    return math.ceil(n1 * (half_width / h1) ** (1.0 / slope))
+
+
 def search_size(scenario, prevalence: float, *, half_width: float | None, theta0: float | None,
                 target_power: float | None, estimator: str, method: str, level: float, n_sim: int, seed: Any,
                 truth: float, options: dict, min_positives: int) -> tuple[dict, pl.DataFrame, float]:
@@ -133,20 +148,21 @@ def search_size(scenario, prevalence: float, *, half_width: float | None, theta0
     n_pos = max(min_positives, math.ceil(_required(c, **target)))
     if half_width is None:
         n_pos = max(min_positives, _probit_fit(rows, target_power) or n_pos)
-    for _ in range(4):
+    for _ in range(5):
         row = simulate_size(scenario, n_pos, prevalence, **common)
         rows.append(row)
         if half_width is not None:
-            missed = row["mean_half_width"] - 2.0 * row["mean_half_width_se"] > half_width
-            local_c = row["mean_half_width"] * math.sqrt(n_pos)
+            off = abs(row["mean_half_width"] - half_width)
+            if off <= max(2.0 * row["mean_half_width_se"], 0.02 * half_width):
+                break
+            proposal = _loglog_step(rows, half_width)
         else:
-            missed = row["power"] + 2.0 * row["power_se"] < target_power
-        if not missed:
+            if abs(row["power"] - target_power) <= max(2.0 * row["power_se"], 0.02):
+                break
+            proposal = _probit_fit(rows, target_power)
+        if proposal is None or proposal == n_pos or any(r["n_pos"] == proposal for r in rows):
             break
-        if half_width is not None:
-            n_pos = max(n_pos + 1, math.ceil(_required(local_c, **target) * 1.02))
-        else:
-            n_pos = max(n_pos + 1, _probit_fit(rows, target_power) or 0)
+        n_pos = max(min_positives, proposal)
     frame = pl.DataFrame(rows).with_columns(pl.lit(False).alias("chosen"))
     frame = frame.with_columns((pl.arange(0, frame.height) == frame.height - 1).alias("chosen"))
     return row, frame, c

@@ -211,7 +211,7 @@ def test_fewer_than_two_usable_groups_gives_no_test():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateGroupWarning)
         test = auroc(data, "y", "s1", by="g").heterogeneity()
-    assert np.isnan(test.p_value) and "fewer than two groups" in test.to_polars()["note"][0]
+    assert np.isnan(test.p_value) and np.isnan(test.df) and "fewer than two groups" in test.to_polars()["note"][0]
 
 
 def test_small_groups_are_flagged():
@@ -271,6 +271,25 @@ def test_interaction_one_row_per_pair_and_bootstrap():
     assert three.interaction().to_polars().height == 3
     with pytest.raises(InputError, match="grouped"):
         compare(df, "y", ["s1", "s2"]).interaction()
+
+
+def test_unpaired_interaction_matches_brute_force_delong():
+    df = _data(n=1500)
+    test = compare(df, "y", ["s1", "s2"], between="h", by="g").interaction()
+    table = test.to_polars()
+    assert table.height == 2 and set(table["score"]) == {"s1", "s2"}
+    for score in ("s1", "s2"):
+        effects, variances = [], []
+        for level in ("a", "b", "c"):
+            parts = []
+            for h in ("f", "m"):
+                part = df.filter((pl.col("g") == level) & (pl.col("h") == h))
+                y, s = part["y"].to_numpy(), part[score].to_numpy()
+                parts.append(_delong_var(s[y], s[~y]))
+            effects.append(parts[0][0] - parts[1][0])
+            variances.append(parts[0][1] + parts[1][1])
+        q, *_ = _oracle(effects, variances)
+        assert table.filter(pl.col("score") == score)["statistic"][0] == pytest.approx(q, rel=1e-9)
 
 
 # ------------------------------------------------------------------ multiplicity

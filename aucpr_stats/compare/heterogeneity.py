@@ -202,7 +202,8 @@ class HeterogeneityResult:
         if self.table.height != 1:
             raise AttributeError(f"`.{column}` is defined for a result with one test; this one has "
                                  f"{self.table.height} rows: use `.to_frame()`")
-        return float(self.table[column][0])
+        value = self.table[column][0]
+        return float("nan") if value is None else float(value)
 
     @property
     def statistic(self) -> float:
@@ -210,9 +211,10 @@ class HeterogeneityResult:
         return self._single("statistic")
 
     @property
-    def df(self) -> float:
-        """Degrees of freedom (groups used - 1), for a result with one test."""
-        return self._single("df")
+    def df(self) -> int | float:
+        """Degrees of freedom (groups used - 1), for a result with one test (NaN without a test)."""
+        value = self._single("df")
+        return value if np.isnan(value) else int(value)
 
     @property
     def p_value(self) -> float:
@@ -223,8 +225,9 @@ class HeterogeneityResult:
         label = {"auroc": "AUROC", "aucpr": "AUCPR"}[self.metric]
         test = "Interaction (difference equal in every group)" if self.kind == "interaction" else (
             "Heterogeneity (area equal in every group)")
+        source = {"delong": "DeLong", "logit": "logit-interval", "bootstrap": "bootstrap"}.get(self.method, self.method)
         return (f"{test}: {label}{' ' + self.what if self.what else ''} across {', '.join(self.across)}; "
-                f"Cochran's Q on the {self.scale} scale, {self.method} variances, chi-square with k - 1 df")
+                f"Cochran's Q on the {self.scale} scale, {source} variances, chi-square with k - 1 df")
 
     def summary(self, digits: int = 4) -> str:
         """A readable text table of the tests with a title line."""
@@ -284,15 +287,17 @@ def _assemble(result_kind: dict, rows: pl.DataFrame, split: list, theta, varianc
     small = np.bincount(cell, weights=(used & (n_pos < MIN_POSITIVES_CHECKED)).astype(np.float64),
                         minlength=n_cells).astype(np.int64)
     labels = np.asarray(result_kind["labels"], dtype=object)
+    gone: dict[int, list[int]] = {}
+    for i in np.flatnonzero(~used).tolist():  # only the groups left out
+        gone.setdefault(int(cell[i]), []).append(i)
     notes = []
-    for c in range(n_cells):
+    for c in range(n_cells):  # one note per test
         parts = []
         if out["k"][c] < 2:
             parts.append(f"fewer than two groups with a variance ({out['k'][c]}): no test")
-        gone = np.flatnonzero((cell == c) & ~used)
-        if gone.size:
-            listed = "; ".join(f"{labels[i]} ({reason[i]})" for i in gone[:5])
-            parts.append(f"{gone.size} group(s) left out: {listed}{'; ...' if gone.size > 5 else ''}")
+        if c in gone:
+            listed = "; ".join(f"{labels[i]} ({reason[i]})" for i in gone[c][:5])
+            parts.append(f"{len(gone[c])} group(s) left out: {listed}{'; ...' if len(gone[c]) > 5 else ''}")
         if small[c] and out["k"][c] >= 2:
             parts.append(f"{small[c]} group(s) with fewer than {MIN_POSITIVES_CHECKED} positives: "
                          "size not checked there")
@@ -439,8 +444,8 @@ def interaction(comparison: Any, *, across: Any = None) -> HeterogeneityResult:
         *(["score"] if "score" in table.columns else []), f"{comparison.between}_a", f"{comparison.between}_b"]
     diff = table["difference"].to_numpy().astype(np.float64)
     se = table["se"].to_numpy().astype(np.float64)
-    n_pos = (table["n_pos"] if comparison.paired else
-             pl.min_horizontal(table["n_pos_a"], table["n_pos_b"])).to_numpy()
+    n_pos = (table["n_pos"].to_numpy() if comparison.paired else
+             np.minimum(table["n_pos_a"].to_numpy(), table["n_pos_b"].to_numpy()))
     reason = np.full(diff.size, None, dtype=object)
     own = np.asarray(table["note"].to_list(), dtype=object)
     reason[se == 0] = "a standard error of 0"

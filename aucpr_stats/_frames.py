@@ -147,6 +147,10 @@ def column_names(data: Any) -> list[str]:
         return data.columns
     if is_pandas_frame(data):
         return list(data.columns)
+    from .ingest.backends import backend_columns, is_backend_input  # DuckDB, Parquet, Spark (docs/backends.md)
+
+    if is_backend_input(data):
+        return backend_columns(data)
     raise InputTypeError(
         "`data` must be a pandas DataFrame, a polars DataFrame or a polars LazyFrame; "
         f"got {type(data).__name__}"

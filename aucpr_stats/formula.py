@@ -216,7 +216,9 @@ def parse_formula(text: Any) -> Formula:
 
 
 def _is_frame_like(value: Any) -> bool:
-    return isinstance(value, (pl.DataFrame, pl.LazyFrame)) or _frames.is_pandas_frame(value)
+    from .ingest.backends import is_backend_input  # DuckDB relations, Parquet paths, Spark DataFrames
+
+    return isinstance(value, (pl.DataFrame, pl.LazyFrame)) or _frames.is_pandas_frame(value) or is_backend_input(value)
 
 
 def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, function: str = "aucpr") -> tuple:
@@ -247,7 +249,7 @@ def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, functio
         The formula does not parse.
     """
     formula = None
-    if isinstance(first, str):
+    if isinstance(first, str) and not _is_frame_like(first):  # a Parquet path is data, not a formula
         formula = first
         if data is None and _is_frame_like(outcome):
             data, outcome = outcome, None

@@ -35,6 +35,7 @@ from .._validate import SCORE_KEY, ColumnSpec
 from ..exceptions import InputError
 from ..formula import resolve
 from ..ties import TieTable
+from .backends import is_backend_input, read_backend, sql_input
 from .build import tie_table_from_counts
 from .checks import NO_ROWS, check_key_names, check_stats
 from .direction import warn_auto_direction
@@ -43,7 +44,7 @@ from .notes import group_notes, warn_degenerate
 from .paired import PairedScores
 from .polars_source import Collected, read_polars
 
-__all__ = ["Ingested", "FoldTables", "PairedScores", "Collected", "read", "ingest", "source_for"]
+__all__ = ["Ingested", "FoldTables", "PairedScores", "Collected", "read", "ingest", "source_for", "sql_input"]
 
 _G = "__aucpr_g"
 
@@ -189,9 +190,12 @@ def source_for(data: Any) -> Callable[..., Collected]:
     """The reader of a kind of input: ``reader(data, spec, by, fold, paired) -> Collected``.
 
     pandas and polars frames and LazyFrames are read by polars
-    (:func:`~aucpr_stats.ingest.polars_source.read_polars`); an input backend
-    adds its type here (``docs/architecture.md``).
+    (:func:`~aucpr_stats.ingest.polars_source.read_polars`); DuckDB relations,
+    Parquet paths and Spark DataFrames by their engine
+    (:func:`~aucpr_stats.ingest.backends.read_backend`, see ``docs/backends.md``).
     """
+    if is_backend_input(data):
+        return read_backend
     return read_polars
 
 

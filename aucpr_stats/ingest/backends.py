@@ -1,0 +1,122 @@
+"""Which inputs an SQL engine reads (DuckDB relations, Parquet files, Spark DataFrames), told apart without importing it.
+
+Every entry point (``aucpr``, ``auroc``, ``compare``, ``pr_curve``,
+``roc_curve``) accepts, in place of a pandas or polars frame:
+
+* a DuckDB relation (``duckdb.DuckDBPyRelation``, e.g. ``con.sql("FROM t")``);
+* a path (``str`` or ``pathlib.Path``) of a Parquet file, or a glob of
+  Parquet files, ending in ``.parquet``: read by DuckDB's ``read_parquet``;
+* a Spark DataFrame (classic or Spark Connect).
+
+The engine reduces the rows to the tie table (:mod:`.sql_source`); results
+come back as polars frames. :func:`sql_input` sets the limit on what is
+collected into Python.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+
+from .._validate import integer_iv
+
+__all__ = ["SqlInput", "sql_input", "backend_of", "is_backend_input", "is_parquet_path", "backend_columns",
+           "sql_table", "read_backend", "MAX_TIE_ROWS"]
+
+#: The default limit on the rows of the tie table collected from an engine (about 40 bytes a row in Python).
+MAX_TIE_ROWS = 5_000_000
+
+
+@attrs.frozen(eq=False)
+class SqlInput:
+    """An engine's table with the limit on what is collected from it (made by :func:`sql_input`)."""
+
+    data: Any
+    max_tie_rows: int = MAX_TIE_ROWS
+
+
+def is_parquet_path(value: Any) -> bool:
+    """True for a ``str`` or ``os.PathLike`` naming Parquet files (ending in ``.parquet``; globs allowed)."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    return isinstance(value, str) and value.lower().endswith(".parquet") and "~" not in value
+
+
+def backend_of(data: Any) -> str | None:
+    """``"duckdb"``, ``"parquet"``, ``"spark"`` or None, from the type's module and name (no import)."""
+    if isinstance(data, SqlInput):
+        data = data.data
+    if is_parquet_path(data):
+        return "parquet"
+    module, name = type(data).__module__, type(data).__name__
+    if module.startswith("duckdb") and name == "DuckDBPyRelation":
+        return "duckdb"
+    if module.startswith("pyspark.sql") and name == "DataFrame":
+        return "spark"
+    return None
+
+
+def is_backend_input(data: Any) -> bool:
+    """True for the inputs :func:`sql_table` reads."""
+    return backend_of(data) is not None
+
+
+def sql_input(data: Any, *, max_tie_rows: int = MAX_TIE_ROWS) -> SqlInput:
+    """An engine's table with a limit on the rows of the tie table collected from it.
+
+    The engine reduces the rows to one row per (group, distinct score); at
+    most ``max_tie_rows`` such rows are brought into Python (about 40 bytes
+    each), and a larger table is refused with
+    :class:`~aucpr_stats.ingest.sql_source.TieTableTooLarge` before it is
+    collected. Pass the returned object wherever the entry points take data.
+
+    Parameters
+    ----------
+    data : duckdb.DuckDBPyRelation, Parquet path or pyspark.sql.DataFrame
+    max_tie_rows : int
+        At least 1; default :data:`MAX_TIE_ROWS` (5,000,000).
+
+    Examples
+    --------
+    >>> import duckdb
+    >>> from aucpr_stats import auroc
+    >>> from aucpr_stats.ingest import sql_input
+    >>> rel = duckdb.sql("SELECT i % 2 AS y, i % 7 AS s FROM range(100) t(i)")
+    >>> auroc(sql_input(rel, max_tie_rows=1_000), "y", "s").to_frame()["n_pos"][0]
+    50
+    """
+    if not is_backend_input(data) or isinstance(data, SqlInput):
+        raise TypeError(
+            "`data` of sql_input() must be a DuckDB relation, a Parquet path or a Spark DataFrame; "
+            f"got {type(data).__name__}"
+        )
+    return SqlInput(data, integer_iv(max_tie_rows, "max_tie_rows", 1))
+
+
+def sql_table(data: Any):
+    """The :class:`~aucpr_stats.ingest.sql_source.SqlTable` of an input :func:`backend_of` recognises."""
+    limit = MAX_TIE_ROWS
+    if isinstance(data, SqlInput):
+        data, limit = data.data, data.max_tie_rows
+    backend = backend_of(data)
+    if backend == "spark":
+        from .spark_source import spark_table
+
+        return spark_table(data, limit)
+    from .duckdb_source import duckdb_table
+
+    return duckdb_table(data, limit)
+
+
+def backend_columns(data: Any) -> list[str]:
+    """Column names of an engine's table (a Parquet file's schema is read, not its rows)."""
+    return list(sql_table(data).schema.names())
+
+
+def read_backend(data: Any, spec, by: tuple, fold: str | None, paired: bool):
+    """The reader :func:`~aucpr_stats.ingest.source_for` returns for these inputs (:func:`.sql_source.read_sql`)."""
+    from .sql_source import read_sql
+
+    return read_sql(sql_table(data), spec, by, fold, paired)

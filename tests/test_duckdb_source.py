@@ -1,0 +1,143 @@
+"""DuckDB relations and Parquet files as inputs: the same results as the same data in polars, exactly.
+
+The oracle is the in-memory path (itself checked against scikit-learn, pROC
+and brute force elsewhere): every column of every result frame, the
+intervals with a seed (the bootstrap draws on the tie table, so an identical
+tie table gives identical replicates) and the warnings must be equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+duckdb = pytest.importorskip("duckdb")
+
+from aucpr_stats import aucpr, auroc, compare
+from aucpr_stats.exceptions import InputError, InputTypeError, MissingValueError, OutcomeError
+from aucpr_stats.ingest import sql_input
+from aucpr_stats.ingest.backends import backend_of
+from aucpr_stats.ingest.sql_source import TieTableTooLarge
+from tests.backend_cases import CASES, assert_same, cohort, with_missing
+
+
+@pytest.fixture(scope="module")
+def con():
+    connection = duckdb.connect()
+    yield connection
+    connection.close()
+
+
+def relation(con, frame: pl.DataFrame):
+    return con.from_arrow(frame.to_arrow())
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_result_equals_the_in_memory_path(con, case):
+    assert_same(case, lambda frame: relation(con, frame))
+
+
+def test_parquet_paths_globs_and_the_formula_interface(tmp_path):
+    frame = cohort()
+    frame[:150].write_parquet(tmp_path / "part1.parquet")
+    frame[150:].write_parquet(tmp_path / "part2.parquet")
+    expected = aucpr(frame, "y", "s", by="site").to_frame()
+    glob = str(tmp_path / "*.parquet")
+    with pytest.warns(UserWarning):
+        assert aucpr(glob, "y", "s", by="site").to_frame().equals(expected)
+    with pytest.warns(UserWarning):
+        assert aucpr("y ~ s | site", data=glob).to_frame().equals(expected)
+    one = tmp_path / "one.parquet"
+    frame.write_parquet(one)
+    with pytest.warns(UserWarning):
+        assert aucpr(one, "y", "s", by="site").to_frame().equals(expected)  # a pathlib.Path
+    with pytest.raises(InputError, match="could not be read as Parquet"):
+        aucpr(str(tmp_path / "absent.parquet"), "y", "s")
+
+
+def test_detected_without_importing_the_engine(con):
+    assert backend_of(con.sql("SELECT 1 AS y")) == "duckdb"
+    assert backend_of("data/part-*.PARQUET") == "parquet"
+    assert backend_of("y ~ s") is None and backend_of(cohort()) is None
+
+
+def test_ties_across_classes_follow_the_default_tie_rule(con):
+    """One score shared by both classes: interpolated AP and A' = 1/2 on a constant score."""
+    frame = pl.DataFrame({"y": [1, 0, 1, 0, 0], "s": [0.5] * 5})
+    for metric in (aucpr, auroc):
+        got = metric(relation(con, frame), "y", "s", estimator="all").to_frame()
+        assert got.equals(metric(frame, "y", "s", estimator="all").to_frame())
+    assert auroc(relation(con, frame), "y", "s").to_frame()["estimate"][0] == 0.5
+    ap = aucpr(relation(con, frame), "y", "s", estimator="average_precision").to_frame()["estimate"][0]
+    assert ap == pytest.approx(0.4)  # the prevalence
+
+
+def test_wide_integers_and_decimals_keep_their_order(con):
+    """2**53 and 2**53 + 1 are one float64: grouped on in their own type they stay two scores (A' = 1)."""
+    rel = con.sql("SELECT * FROM (VALUES (1, 9007199254740993::BIGINT, 9007199254740993::HUGEINT, 0.10000000000000001::DECIMAL(38,17)),"
+                  " (0, 9007199254740992::BIGINT, 9007199254740992::HUGEINT, 0.1::DECIMAL(38,17))) t(y, b, h, d)")
+    for column in ("b", "h", "d"):
+        assert auroc(rel, "y", column).to_frame()["estimate"][0] == 1.0
+
+
+def test_errors_have_the_messages_of_the_polars_path(con):
+    frame = with_missing(cohort())
+    bad = frame.with_columns(pl.col("s").cast(pl.String).alias("text"),
+                             pl.when(pl.int_range(pl.len()) == 5).then(float("inf")).otherwise(pl.col("s2"))
+                             .alias("inf"))
+    calls = [
+        (lambda d: aucpr(d, "y", "s"), MissingValueError),
+        (lambda d: aucpr(d, "y", "text", missing="drop"), InputTypeError),
+        (lambda d: aucpr(d, "y", "nope"), InputError),
+        (lambda d: aucpr(d, "y", "inf", missing="drop"), InputError),
+        (lambda d: aucpr(d, "label", "s2"), OutcomeError),
+        (lambda d: aucpr(d, "label", "s2", positive="case"), OutcomeError),
+        (lambda d: aucpr(d, "label", "s2", positive=1), OutcomeError),
+        (lambda d: aucpr(d, "label", "s2", positive="case", negative="nope"), OutcomeError),
+        (lambda d: aucpr(d, "label", "s2", positive="case", negative="control"), MissingValueError),
+    ]
+    for call, error in calls:
+        with pytest.raises(error) as expected:
+            call(bad)
+        with pytest.raises(error) as got:
+            call(relation(con, bad))
+        assert str(got.value) == str(expected.value)
+
+
+def test_no_rows(con):
+    empty = pl.DataFrame({"y": [], "s": []}, schema={"y": pl.String, "s": pl.String})
+    with pytest.raises(InputError, match="no rows"):
+        aucpr(relation(con, empty), "y", "s")
+    with pytest.raises(InputError, match="no rows"):
+        aucpr(relation(con, cohort()[:0]), "y", "s")
+
+
+def test_a_tie_table_over_the_limit_is_refused_before_it_is_collected(con):
+    rel = relation(con, cohort())  # about 60 distinct scores
+    with pytest.raises(TieTableTooLarge, match=r"max_tie_rows=10 rows.*Raise the limit"):
+        aucpr(sql_input(rel, max_tie_rows=10), "y", "s")
+    with pytest.raises(TieTableTooLarge, match="paired rows"):
+        compare(sql_input(rel, max_tie_rows=10), "y", ["s", "s2"])
+    with pytest.warns(UserWarning):
+        fine = aucpr(sql_input(rel, max_tie_rows=1000), "y", "s", by="site").to_frame()
+    with pytest.warns(UserWarning):
+        assert fine.equals(aucpr(cohort(), "y", "s", by="site").to_frame())
+    with pytest.raises(InputError, match="max_tie_rows"):
+        sql_input(rel, max_tie_rows=0)
+    with pytest.raises(TypeError, match="DuckDB relation"):
+        sql_input(cohort())
+
+
+def test_scores_and_keys_of_many_types(con):
+    """Float32, small integers, booleans as scores; integer and null keys; nulls sorted last."""
+    rng = np.random.default_rng(3)
+    n = 200
+    frame = pl.DataFrame({"y": rng.random(n) < 0.4, "f32": rng.normal(size=n).astype(np.float32),
+                          "i16": rng.integers(-5, 5, n).astype(np.int16), "flag": rng.random(n) < 0.5,
+                          "k": pl.Series(rng.choice([1, 2, None], n).tolist(), dtype=pl.Int32)})
+    for score in ("f32", "i16", "flag"):
+        with pytest.warns(UserWarning):
+            expected = auroc(frame, "y", score, by="k").to_frame()
+        with pytest.warns(UserWarning):
+            assert auroc(relation(con, frame), "y", score, by="k").to_frame().equals(expected)

@@ -151,7 +151,7 @@ def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], An
     if spec.positive is None and n_levels > 2:
         raise OutcomeError(
             f"`outcome` column {spec.outcome!r} has {n_levels} levels {shown}; "
-            "pass `positive=` to name the positive level (all others are negative)"
+            "pass `positive=` to name the positive level and `negative=` the negative one(s)"
         )
     if spec.positive is None and not set(levels) <= {0, 1, True, False}:
         raise OutcomeError(

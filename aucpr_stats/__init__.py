@@ -14,7 +14,7 @@ from . import simulate
 from .api import aucpr, auroc
 from .arrays import aucpr_score, auroc_score
 from .compare import ComparisonResult, HeterogeneityResult, compare
-from .curves import BandResult, PrCurveResult, RocCurveResult, pr_curve, roc_curve
+from .curves import BandResult, PrCurveResult, RocBandResult, RocCurveResult, pr_curve, roc_curve
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATORS, ROC_ESTIMATORS
 from .ties import TieTable
 from .exceptions import (
@@ -56,6 +56,7 @@ __all__ = [
     "PrCurveResult",
     "RocCurveResult",
     "BandResult",
+    "RocBandResult",
     "ComparisonResult",
     "HeterogeneityResult",
     "CutoffResult",

@@ -11,6 +11,7 @@ from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, ESTIMATORS
 from .estimators.registry import records
 from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .estimators.engine import evaluate
+from .estimators.partial import partial_iv, partial_names
 from .ingest import read
 from .results import AucprResult, AurocResult, EstimateResult
 
@@ -20,7 +21,8 @@ _RESULTS = {"aucpr": AucprResult, "auroc": AurocResult}
 
 
 def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *,
-              positive: Any, missing: Any, fold: Any = None, ties: Any = DEFAULT_TIES) -> EstimateResult:
+              positive: Any, missing: Any, fold: Any = None, ties: Any = DEFAULT_TIES,
+              partial: dict | None = None) -> EstimateResult:
     """Check, ingest, run the estimators over every group at once, and assemble the result.
 
     Written once for every metric: groups without both classes get NaN, a
@@ -29,6 +31,9 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     registry = ESTIMATORS[metric]
     names = _validate.names_or_all_iv(estimator, "estimator", list(registry))
     ties = ties_iv(ties)
+    window = partial_iv(metric, **(partial or {}))  # a partial area: its label is the estimator's name
+    if window is not None:
+        names = partial_names(metric, names, window)
     ingested = read(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                     fold=fold, stacklevel=3)
     result = _RESULTS[metric](
@@ -41,7 +46,8 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
         frame_kind=ingested.kind,
         outcome=ingested.spec.outcome,
         score=ingested.spec.score,
-        options={"positive": positive, "missing": missing, "ties": ties},
+        options={"positive": positive, "missing": missing, "ties": ties,
+                 **({} if window is None else {"partial": window.as_dict()})},
     )
     if ingested.folds is None:
         return result
@@ -61,6 +67,8 @@ def aucpr(
     missing: str = "error",
     fold: str | None = None,
     ties: str = DEFAULT_TIES,
+    recall: Sequence[float] | None = None,
+    standardized: bool = False,
 ) -> AucprResult:
     """Area under the precision-recall curve, per group.
 
@@ -105,6 +113,16 @@ def aucpr(
         scikit-learn (straight lines in PR space, a start at precision 1, the
         precision at a block's bottom for average precision), to reproduce
         numbers computed with them. Both agree when no tie holds both classes.
+    recall : (lo, hi), optional
+        A partial area: the estimator's curve integrated over recalls in
+        ``[lo, hi]`` only, unnormalised (at most ``hi - lo``). Defined for
+        ``lower_trapezoid``, ``upper_trapezoid``, ``average_precision`` and the
+        ``interpolated_*`` estimators (:mod:`aucpr_stats.estimators.partial_pr`);
+        the estimator column reads e.g. ``"interpolated_median, recall 0.5-1"``.
+        Intervals: ``"bootstrap"`` and ``"cross_validation"``.
+    standardized : bool
+        With ``recall=``: divide the partial area by ``hi - lo`` (the mean
+        precision over the window, on the 0-1 scale).
 
     Returns
     -------
@@ -147,7 +165,8 @@ def aucpr(
     0.7556
     """
     return _estimate("aucpr", estimator, data_or_formula, data, outcome, score, by, positive=positive,
-                     missing=missing, fold=fold, ties=ties)
+                     missing=missing, fold=fold, ties=ties,
+                     partial={"recall": recall, "standardized": standardized})
 
 
 def auroc(
@@ -161,6 +180,9 @@ def auroc(
     estimator: str | Sequence[str] = DEFAULT_ROC_ESTIMATOR,
     positive: Any = None,
     missing: str = "error",
+    specificity: Sequence[float] | None = None,
+    sensitivity: Sequence[float] | None = None,
+    standardized: bool = False,
 ) -> AurocResult:
     """Area under the ROC curve (A', ties counted one half), per group.
 
@@ -196,6 +218,19 @@ def auroc(
     missing : {"error", "drop"}
         Rows with a null or NaN outcome or score raise an error (default), or
         are dropped and counted per group in the ``n_missing`` column.
+    specificity, sensitivity : (lo, hi), optional
+        A partial area (one of the two): the area under the empirical ROC
+        curve (straight lines between its points) over specificities, or
+        sensitivities, in ``[lo, hi]``, equal to pROC's ``auc(roc,
+        partial.auc=c(hi, lo), partial.auc.focus=...)``
+        (:mod:`aucpr_stats.estimators.partial`). The estimator column reads
+        e.g. ``"a_prime, specificity 0.8-1"``. Intervals: ``"bootstrap"``
+        (the default for a partial area); DeLong's and the other closed forms
+        are refused.
+    standardized : bool
+        With a partial range: McClish's standardisation (pROC's
+        ``partial.auc.correct=TRUE``), 1/2 for the diagonal and 1 for a perfect
+        test; NaN where the curve's partial area is below the diagonal's.
 
     Returns
     -------
@@ -239,4 +274,5 @@ def auroc(
     0.4166666666666667
     """
     return _estimate("auroc", estimator, data_or_formula, data, outcome, score, by, positive=positive,
-                     missing=missing)
+                     missing=missing,
+                     partial={"specificity": specificity, "sensitivity": sensitivity, "standardized": standardized})

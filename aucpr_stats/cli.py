@@ -160,6 +160,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "same seed, same table")
     stats.add_argument("--n-boot", type=int, default=None, metavar="N",
                        help="number of bootstrap replicates for --interval bootstrap (default 1000)")
+    stats.add_argument("--specificity", type=float, nargs=2, metavar=("LO", "HI"),
+                       help="auroc: the partial area over specificities LO-HI (as pROC's partial.auc, "
+                            "partial.auc.focus='specificity'); intervals by the bootstrap")
+    stats.add_argument("--sensitivity", type=float, nargs=2, metavar=("LO", "HI"),
+                       help="auroc: the partial area over sensitivities LO-HI")
+    stats.add_argument("--recall", type=float, nargs=2, metavar=("LO", "HI"),
+                       help="aucpr: the partial area over recalls LO-HI (unnormalised); intervals by the bootstrap")
+    stats.add_argument("--standardized", action="store_true",
+                       help="with a partial area: McClish's standardisation for auroc (pROC's "
+                            "partial.auc.correct), the area divided by HI-LO for aucpr")
 
     stats.add_argument("--compare", action="store_true",
                        help="compare the scores pairwise on the same rows instead: both areas, their "
@@ -379,10 +389,13 @@ def _run(args: argparse.Namespace) -> str:
     outcome, score, by = _columns(args)
     positive = _positive_value(args.positive, frame, outcome)
     metrics = list(dict.fromkeys(args.metric or ["aucpr"]))
+    partial = _partial_options(args, metrics)
     if args.compare:
         return _run_compare(args, frame, outcome, score, by, positive, metrics)
     estimator = args.estimator or [DEFAULT_PR_ESTIMATOR]
     estimator = "all" if "all" in estimator else estimator
+    if any(partial.values()) and not args.interval:
+        args.interval = ["bootstrap"]  # a partial area has no closed-form interval
     if args.overall and not by:
         raise InputError("--overall adds a whole-cohort row above the groups; it needs --by (or '| group')")
     results, overall = [], []
@@ -390,7 +403,7 @@ def _run(args: argparse.Namespace) -> str:
         fn = getattr(api, METRICS[metric], None)
         if fn is None:
             raise InputError(f"--metric {metric} is not available in this version")
-        kwargs: dict[str, Any] = {"positive": positive, "missing": args.missing}
+        kwargs: dict[str, Any] = {"positive": positive, "missing": args.missing, **partial[metric]}
         if metric == "aucpr":
             kwargs["estimator"] = estimator
             kwargs["ties"] = args.ties
@@ -440,6 +453,26 @@ def _run(args: argparse.Namespace) -> str:
     return _csv(table) if args.format == "csv" else table.render(args.format)
 
 
+def _partial_options(args: argparse.Namespace, metrics: list[str]) -> dict[str, dict]:
+    """Per metric, the partial-area arguments of --specificity, --sensitivity, --recall and --standardized."""
+    out: dict[str, dict] = {"aucpr": {}, "auroc": {}}
+    for flag, metric in (("specificity", "auroc"), ("sensitivity", "auroc"), ("recall", "aucpr")):
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        if metric not in metrics:
+            raise InputError(f"--{flag} is a partial area of {metric}: add --metric {metric}")
+        out[metric][flag] = tuple(value)
+    if getattr(args, "standardized", False):
+        if not any(out.values()):
+            raise InputError("--standardized applies to a partial area: give --specificity, --sensitivity "
+                             "(auroc) or --recall (aucpr)")
+        for options in out.values():
+            if options:
+                options["standardized"] = True
+    return out
+
+
 def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, score: Any, by: Any,
                  positive: Any, metrics: list[str]) -> str:
     """``--compare``: paired comparison of every pair of scores, one table per metric."""
@@ -452,9 +485,10 @@ def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, sc
         raise InputError("--compare chooses its own method (DeLong for auroc, bootstrap for aucpr); "
                          "drop --interval and --raw")
     parts = []
+    partial = _partial_options(args, metrics)
     for metric in metrics:
-        options: dict[str, Any] = {}
-        if metric == "aucpr" or args.seed is not None or args.n_boot is not None:
+        options: dict[str, Any] = dict(partial[metric])
+        if metric == "aucpr" or args.seed is not None or args.n_boot is not None or partial[metric]:
             # AUCPR is compared by the paired bootstrap; AUROC by DeLong unless a seed asks for bootstrap
             options["method"] = "bootstrap"
             options["seed"] = args.seed

@@ -20,6 +20,7 @@ import polars as pl
 from .. import _validate
 from ..estimators import DEFAULT_ESTIMATOR, ESTIMATORS
 from ..exceptions import InputError
+from ..estimators.partial import partial_iv, partial_names
 from ..estimators.registry import records
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..ingest import read
@@ -78,6 +79,10 @@ def compare(
     ties: str = DEFAULT_TIES,
     adjust: str | None = None,
     progress: bool | None = None,
+    specificity: Sequence[float] | None = None,
+    sensitivity: Sequence[float] | None = None,
+    recall: Sequence[float] | None = None,
+    standardized: bool = False,
 ) -> ComparisonResult:
     """Compare the AUROC or AUCPR of scores, paired on the same rows or between independent groups.
 
@@ -146,6 +151,16 @@ def compare(
         A progress bar for the bootstrap: None (default) on a terminal once
         the work has run 2 seconds, True always, False never
         (:mod:`aucpr_stats.progress`).
+    specificity, sensitivity : (lo, hi), optional
+        AUROC: compare partial areas over this range (as
+        :func:`aucpr_stats.auroc`), with the paired bootstrap (the default
+        then; DeLong's test is for the full area and is refused).
+    recall : (lo, hi), optional
+        AUCPR: compare partial areas over this recall range (as
+        :func:`aucpr_stats.aucpr`).
+    standardized : bool
+        With a partial range: McClish's standardisation (AUROC) or the
+        partial area divided by its width (AUCPR).
 
     Returns
     -------
@@ -191,8 +206,17 @@ def compare(
                              f"score={score!r} and scores={scores!r}")
         score = scores
     scores = score
+    requested_method = method
     metric, method, names, score_names, level, n_boot = _compare_iv(
         metric, method, estimator, scores, between, reference, level, n_boot)
+    window = partial_iv(metric, specificity=specificity, sensitivity=sensitivity, recall=recall,
+                        standardized=standardized)
+    if window is not None:  # a partial area: its label names the estimator; only the bootstrap applies
+        if requested_method is not None and method != "bootstrap":
+            raise InputError(f"method {method!r} compares full areas; compare partial areas with "
+                             "method='bootstrap' (the paired stratified bootstrap)")
+        method = "bootstrap"
+        names = partial_names(metric, names, window)
     seed = _validate.seed_iv(seed)
     adjust = None if adjust is None else _validate.choice_iv(adjust, "adjust", ADJUST_METHODS)
     progress = progress_iv(progress)

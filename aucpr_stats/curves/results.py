@@ -21,6 +21,7 @@ from ..ties import TieTable
 from .points import CURVE_METHODS, grid_iv, point_thresholds, pr_interpolated, pr_step, roc_interpolated, roc_step
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .roc_band import RocBandResult
     from .bands import BandResult
 
 __all__ = ["PrCurveResult", "RocCurveResult"]
@@ -247,3 +248,35 @@ class RocCurveResult(_CurveResult):
         ``"step"``, ``threshold`` (the quantile :math:`\\hat H^{-1}(1-\\alpha)`).
         """
         return super().evaluate(fpr, method)
+
+    def band(self, level: float = 0.95, n_boot: int = 2000, grid: int | Sequence[float] = 99,
+             seed: Any = None) -> "RocBandResult":
+        """Simultaneous (sup-norm) stratified bootstrap band of the ROC curve of every group.
+
+        The curve is read with straight lines between its points at ``grid``
+        false positive rates (a number of equally spaced points over
+        [0.01, 0.99], or the rates); the band is ``tpr +- c`` with ``c`` the
+        ``level`` quantile of the replicates' largest deviation over the
+        grid, clipped to [0, 1]. See :func:`aucpr_stats.curves.roc_band.roc_band`.
+
+        Returns
+        -------
+        RocBandResult
+            ``.to_frame()`` (group keys, method, level, fpr, estimate, lower,
+            upper, boot_median), ``.half_width``, ``.plot()``.
+        """
+        from .roc_band import roc_band
+
+        return roc_band(self, level=level, n_boot=n_boot, grid=grid, seed=seed)
+
+    def intervals(self, specificity: Sequence[float] | None = None, sensitivity: Sequence[float] | None = None,
+                  level: float = 0.95, n_boot: int = 2000, seed: Any = None) -> "RocBandResult":
+        """Pointwise bootstrap percentile intervals: sensitivity at fixed specificities, or the reverse.
+
+        ``specificity=[0.8, 0.9]`` is pROC's ``ci.se``; ``sensitivity=[...]``
+        its ``ci.sp``. See :func:`aucpr_stats.curves.roc_band.roc_intervals`.
+        """
+        from .roc_band import roc_intervals
+
+        return roc_intervals(self, specificity=specificity, sensitivity=sensitivity, level=level, n_boot=n_boot,
+                             seed=seed)

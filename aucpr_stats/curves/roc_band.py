@@ -40,7 +40,7 @@ import numpy as np
 import polars as pl
 
 from .. import _frames
-from .._validate import flag_iv, level_iv, n_boot_iv, seed_iv
+from .._validate import level_iv, n_boot_iv, seed_iv
 from ..exceptions import InputError, InputTypeError
 from ..resample import Streams, replicate_chunks
 from ..results import GroupedResult, html_display
@@ -113,13 +113,10 @@ class RocBandResult(GroupedResult):
     boot_median : ndarray, shape (n_groups, m)
         The replicates' median (pROC's middle column).
     half_width : ndarray, shape (n_groups,)
-        The band's constant half-width ``c`` (NaN for pointwise intervals);
-        when ``studentized``, ``c`` in units of the replicates' standard deviation.
+        The band's constant half-width ``c`` (NaN for pointwise intervals).
     n_boot : int
     ties, keys, by, frame_kind
         As in every grouped result.
-    studentized : bool
-        Whether the band's width follows the bootstrap standard deviation.
     """
 
     method: str
@@ -136,7 +133,6 @@ class RocBandResult(GroupedResult):
     keys: pl.DataFrame = attrs.field(eq=False)
     by: tuple
     frame_kind: str = "polars"
-    studentized: bool = False
 
     @property
     def value_name(self) -> str:
@@ -172,8 +168,7 @@ class RocBandResult(GroupedResult):
     def _title(self) -> str:
         grouping = f", by {', '.join(self.by)}" if self.by else ""
         if self.method == "bootstrap":
-            kind = "studentised simultaneous" if self.studentized else "simultaneous"
-            return f"{self.level:.0%} {kind} bootstrap band of the ROC curve{grouping}"
+            return f"{self.level:.0%} simultaneous bootstrap band of the ROC curve{grouping}"
         return f"{self.level:.0%} pointwise bootstrap intervals of the {self.value_name} at fixed {self.axis}{grouping}"
 
     def summary(self, digits: int = 4) -> str:
@@ -236,7 +231,7 @@ def _grid_iv(grid: Any, argument: str) -> np.ndarray:
     if isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
         if grid < 2:
             raise InputError(f"`{argument}` must be at least 2 points or an array of rates; got {grid!r}")
-        return np.linspace(0.0, 1.0, int(grid))
+        return np.linspace(0.01, 0.99, int(grid))
     return np.unique(grid_iv(grid, argument))
 
 
@@ -252,8 +247,7 @@ def _bootstrap(curve: Any, reading: str, grid: np.ndarray, n_boot: int, seed: An
     return estimate, usable, _replicates(ties, usable, streams, n_boot, read, grid)
 
 
-def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 101, seed: Any = None,
-             studentize: Any = False) -> RocBandResult:
+def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 99, seed: Any = None) -> RocBandResult:
     r"""Simultaneous sup-norm bootstrap band of the ROC curve of every group (see the module docstring).
 
     Parameters
@@ -264,15 +258,14 @@ def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 1
     n_boot : int
         Stratified bootstrap replicates per group.
     grid : int or array of float
-        False positive rates (a number of equally spaced points over [0, 1], or the rates).
+        False positive rates: a number of equally spaced points over
+        [0.01, 0.99] (default 99), or the rates themselves (in [0, 1]). At a
+        false positive rate of 0 the empirical curve stands at the top of its
+        first vertical run (the positives scored above every negative), while
+        a continuous true curve starts at 0: no band centred on the empirical
+        curve covers that point reliably, so the default grid leaves it out.
     seed : None, int, Generator or SeedSequence
         Each group draws from its own stream, derived from the seed and its key.
-    studentize : bool
-        Divide each deviation by the replicates' standard deviation at its
-        false positive rate before the supremum; the band is then
-        ``tpr +- c * sd*(fpr)``, narrow where the curve is pinned (the
-        corners) and wide where it varies (a grid point where every replicate
-        agrees has width 0). ``half_width`` is then ``c`` on that scale.
 
     Returns
     -------
@@ -290,7 +283,6 @@ def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 1
     True
     """
     level, n_boot, seed = level_iv(level), n_boot_iv(n_boot), seed_iv(seed)
-    studentize = flag_iv(studentize, "studentize")
     grid = _grid_iv(grid, "grid")
     estimate, usable, replicates = _bootstrap(curve, "sensitivity", 1.0 - grid, n_boot, seed)
     n_groups = curve.ties.n_segments
@@ -299,21 +291,14 @@ def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 1
     half = np.full(n_groups, np.nan)
     median = np.full((n_groups, grid.size), np.nan)
     if usable.size:
-        deviation = np.abs(replicates - estimate[usable][:, None, :])  # (groups, n_boot, m)
-        scale = np.ones((usable.size, grid.size))
-        if studentize:
-            scale = np.std(replicates, axis=1, ddof=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                deviation = np.where(scale[:, None, :] > 0, deviation / scale[:, None, :], 0.0)
-        sups = np.max(deviation, axis=2)  # (groups, n_boot)
+        sups = np.max(np.abs(replicates - estimate[usable][:, None, :]), axis=2)  # (groups, n_boot)
         half[usable] = np.quantile(sups, level, axis=1)
-        radius = half[usable, None] * scale
-        lower[usable] = np.clip(estimate[usable] - radius, 0.0, 1.0)
-        upper[usable] = np.clip(estimate[usable] + radius, 0.0, 1.0)
+        lower[usable] = np.clip(estimate[usable] - half[usable, None], 0.0, 1.0)
+        upper[usable] = np.clip(estimate[usable] + half[usable, None], 0.0, 1.0)
         median[usable] = np.median(replicates, axis=1)
     return RocBandResult(method="bootstrap", level=level, axis="fpr", grid=grid, estimate=estimate, lower=lower,
                          upper=upper, boot_median=median, half_width=half, n_boot=n_boot, ties=curve.ties,
-                         keys=curve.keys, by=tuple(curve.by), frame_kind=curve.frame_kind, studentized=studentize)
+                         keys=curve.keys, by=tuple(curve.by), frame_kind=curve.frame_kind)
 
 
 def roc_intervals(curve: Any, *, specificity: Sequence[float] | None = None, sensitivity: Sequence[float] | None = None,

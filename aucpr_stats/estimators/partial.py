@@ -254,7 +254,8 @@ def mcclish(area: np.ndarray, lo: float, hi: float) -> np.ndarray:
 
     Examples
     --------
-    >>> float(mcclish(0.18, 0.8, 1.0)[0])  # the perfect test's area over specificity 0.8-1 is 0.2
+    >>> # over specificity 0.8-1 the diagonal's area is 0.02 and the perfect test's 0.2: halfway gives 3/4
+    >>> round(float(mcclish(0.11, 0.8, 1.0)[0]), 12)
     0.75
     """
     area = np.atleast_1d(np.asarray(area, dtype=np.float64))

@@ -105,10 +105,14 @@ def pr_partial_area(ties: TieTable, estimator: str, lo: float, hi: float,
             heights = 2 * p1 + slope * ((c1 - r1) + (c2 - r1))
         piece[inside] = (0.5 * (c2 - c1) * heights)[inside]
     else:
-        i = np.flatnonzero(inside)
-        q1 = dg_interpolate(r1[i], p1[i], r2[i], p2[i], c1[i])
-        q2 = dg_interpolate(r1[i], p1[i], r2[i], p2[i], c2[i])
-        piece[i] = np.where(r1[i] == 0, (c2[i] - c1[i]) * p2[i], dg_area(c1[i], q1, c2[i], q2))
+        # the piece from recall 0 is a rectangle at p2 (the line leaves the ROC origin)
+        rect = np.flatnonzero(inside & (r1 == 0))
+        piece[rect] = (c2[rect] - c1[rect]) * p2[rect]
+        i = np.flatnonzero(inside & (r1 > 0))
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            q1 = dg_interpolate(r1[i], p1[i], r2[i], p2[i], c1[i])
+            q2 = dg_interpolate(r1[i], p1[i], r2[i], p2[i], c2[i])
+            piece[i] = dg_area(c1[i], q1, c2[i], q2)
     if tie_blocks == "interpolate":
         crossed = run_crossings(ties)[0][right] & inside
         if crossed.any():

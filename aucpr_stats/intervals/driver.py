@@ -19,6 +19,7 @@ import polars as pl
 from .. import _frames
 from .._validate import choice_iv, flag_iv, integer_iv, level_iv, n_boot_iv, names_or_all_iv, seed_iv
 from ..estimators import ESTIMATORS
+from ..estimators.partial import is_partial
 from ..exceptions import InputError, InputTypeError
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
@@ -159,7 +160,9 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
         per-positive contributions), ``folds="column"`` without a fold column.
     """
 
-    method = DEFAULT_METHOD[result.metric] if method is None else method
+    if method is None:  # a partial area has no closed form: the bootstrap is its default
+        partial = any(is_partial(record) for record in result.estimator_records())
+        method = "bootstrap" if partial else DEFAULT_METHOD[result.metric]
     methods = _methods_iv(method, result)
     level = level_iv(level)
     progress = progress_iv(options.pop("progress", None))  # every method takes it; only the loops read it

@@ -35,9 +35,8 @@ def _literal(value: Any) -> str:
     raise InputTypeError(f"a level of type {type(value).__name__} cannot be compared in Spark; got {value!r}")
 
 
-#: Spark SQL: percentile() is exact and interpolates; the row numbers follow monotonically_increasing_id().
-SPARK = Dialect(name="Spark", quote=_quote, literal=_literal, median="percentile({}, 0.5)",
-                row_number="(row_number() OVER (ORDER BY monotonically_increasing_id()) - 1)")
+#: Spark SQL: percentile() is exact and interpolates; a DataFrame has no row order, so messages show no row numbers.
+SPARK = Dialect(name="Spark", quote=_quote, literal=_literal, median="percentile({}, 0.5)", row_number=None)
 
 _SIMPLE = {
     "double": pl.Float64, "float": pl.Float32, "bigint": pl.Int64, "int": pl.Int32, "smallint": pl.Int16,

@@ -80,16 +80,17 @@ class Dialect:
         ``literal(value)``: a Python str, bool, int or float as an SQL literal.
     median : str
         Format string of the interpolated median of ``{}`` (nulls ignored).
-    row_number : str
+    row_number : str or None
         An expression numbering the rows of the table from 0 in their order
-        (used only for the row numbers shown in error messages).
+        (used only for the row numbers shown in error messages); None for an
+        engine whose tables have no row order (Spark).
     """
 
     name: str
     quote: Callable[[str], str]
     literal: Callable[[Any], str]
     median: str
-    row_number: str
+    row_number: str | None
 
 
 @attrs.frozen(eq=False)
@@ -306,7 +307,9 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
     q = table.dialect.quote
     group_cols = [*by, *((fold,) if fold else ())]
 
-    def examples(which: str, column: Any = None) -> list:
+    def examples(which: str, column: Any = None) -> list | str:
+        if table.dialect.row_number is None:
+            return f"not numbered, {table.dialect.name} tables have no row order"
         mask = sql.s_infinite[column] if which == "infinite" else sql.row_missing
         rows = table.run(f"SELECT __aucpr_row FROM (SELECT {table.dialect.row_number} AS __aucpr_row, * "
                          f"FROM {TABLE}) AS numbered WHERE {mask} ORDER BY __aucpr_row LIMIT 5")

@@ -1,0 +1,78 @@
+"""Spark DataFrames as inputs (local mode): the same results as the same data in polars.
+
+One Spark session for the whole test run (``local[2]``, four shuffle
+partitions); every frame is spread round-robin over seven partitions, so
+rows of one tie (and of one group) sit in several partitions. Skipped
+without pyspark or without Java.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import polars as pl
+import pytest
+
+pyspark = pytest.importorskip("pyspark")
+if shutil.which("java") is None:
+    pytest.skip("Spark needs Java (no `java` on PATH)", allow_module_level=True)
+
+from aucpr_stats import aucpr, compare
+from aucpr_stats.exceptions import InputError, InputTypeError, MissingValueError
+from aucpr_stats.ingest import sql_input
+from aucpr_stats.ingest.backends import backend_of
+from aucpr_stats.ingest.sql_source import TieTableTooLarge
+from tests.backend_cases import assert_same, cohort, with_missing
+
+#: A subset of tests/backend_cases.CASES (all of them run on DuckDB): Spark's local mode costs about a second a query.
+SPARK_CASES = [
+    "aucpr, every estimator, by site",
+    "auroc, by two keys, DeLong and bootstrap",
+    "aucpr, missing values dropped",
+    "auroc, several scores, missing dropped per score",
+    "auroc, string outcome with positive= and negative=",
+    "auroc, integers beyond 2**53",
+    "compare, paired bootstrap of AUCPR",
+]
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("aucpr_stats-tests")
+               .config("spark.sql.shuffle.partitions", "4").config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false").config("spark.driver.memory", "1g")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def spark_frame(spark, frame: pl.DataFrame):
+    return spark.createDataFrame(frame.to_arrow()).repartition(7)
+
+
+@pytest.mark.parametrize("case", SPARK_CASES)
+def test_results_equal_the_in_memory_path(spark, case):
+    assert_same(case, lambda frame: spark_frame(spark, frame))
+
+
+def test_detection_errors_and_the_limit(spark):
+    frame = with_missing(cohort())
+    df = spark_frame(spark, frame)
+    assert backend_of(df) == "spark"
+    for call, error in [(lambda d: aucpr(d, "y", "s"), MissingValueError),
+                        (lambda d: aucpr(d, "y", "label"), InputTypeError),
+                        (lambda d: aucpr(d, "y", "nope"), InputError)]:
+        with pytest.raises(error) as expected:
+            call(frame)
+        with pytest.raises(error) as got:
+            call(df)
+        # the same message, except that a Spark DataFrame has no row numbers to show
+        assert re.sub(r"first rows: [^)]*", "", str(got.value)) == re.sub(r"first rows: [^)]*", "", str(expected.value))
+    with pytest.raises(MissingValueError, match="first rows: not numbered, Spark tables have no row order"):
+        aucpr(df, "y", "s")
+    with pytest.raises(TieTableTooLarge, match="Spark input"):
+        compare(sql_input(df, max_tie_rows=5), "y", ["s", "s2"], missing="drop")

@@ -28,6 +28,8 @@ from .exceptions import (
     SmallSampleWarning,
 )
 from .formula import Formula, FormulaError, parse_formula
+from .ingest.direction import DirectionWarning
+from .ingest.levels import MissingKeyWarning
 from .report import PublicationTable, comparison_table, publication_table
 from .results import AucprResult, AurocResult
 from .thresholds import CutoffResult, cutoffs
@@ -75,6 +77,8 @@ __all__ = [
     # errors and warnings
     "ColumnNotFoundError",
     "DegenerateGroupWarning",
+    "DirectionWarning",
+    "MissingKeyWarning",
     "FormulaError",
     "InputError",
     "InputTypeError",

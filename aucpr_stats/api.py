@@ -22,7 +22,8 @@ _RESULTS = {"aucpr": AucprResult, "auroc": AurocResult}
 
 def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *,
               positive: Any, missing: Any, fold: Any = None, ties: Any = DEFAULT_TIES,
-              partial: dict | None = None) -> EstimateResult:
+              partial: dict | None = None, negative: Any = None, direction: Any = "higher",
+              unused_levels: Any = "keep") -> EstimateResult:
     """Check, ingest, run the estimators over every group at once, and assemble the result.
 
     Written once for every metric: groups without both classes get NaN, a
@@ -35,7 +36,7 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     if window is not None:
         names = partial_names(metric, names, window)
     ingested = read(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    fold=fold, stacklevel=3)
+                    fold=fold, negative=negative, direction=direction, unused_levels=unused_levels, stacklevel=3)
     result = _RESULTS[metric](
         ties=ingested.ties,
         keys=ingested.keys,
@@ -46,12 +47,19 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
         frame_kind=ingested.kind,
         outcome=ingested.spec.outcome,
         score=ingested.spec.score,
-        options={"positive": positive, "missing": missing, "ties": ties,
+        options={"positive": positive, "negative": ingested.spec.negative, "missing": missing, "ties": ties,
+                 "direction": _direction_option(ingested), "unused_levels": unused_levels,
                  **({} if window is None else {"partial": window.as_dict()})},
     )
     if ingested.folds is None:
         return result
     return attrs.evolve(result, options={**result.options, "fold": ingested.folds.column}, folds=ingested.folds)
+
+
+def _direction_option(ingested) -> Any:
+    """The direction the scores were read in: one word, or a dict by score when they differ (``"auto"``)."""
+    chosen = set(ingested.directions.values())
+    return chosen.pop() if len(chosen) == 1 else dict(ingested.directions)
 
 
 def aucpr(
@@ -69,6 +77,9 @@ def aucpr(
     ties: str = DEFAULT_TIES,
     recall: Sequence[float] | None = None,
     standardized: bool = False,
+    negative: Any = None,
+    direction: str = "higher",
+    unused_levels: str = "keep",
 ) -> AucprResult:
     """Area under the precision-recall curve, per group.
 
@@ -79,10 +90,12 @@ def aucpr(
         ``"outcome ~ score1 + score2 | group1 + group2"`` with the data in
         ``data=`` (see :mod:`aucpr_stats.formula`).
     outcome : str
-        Binary outcome column: boolean, 0/1, or any column with ``positive=``
-        naming the positive level (all other levels are negative).
+        Binary outcome column: boolean, 0/1, or a column of two levels with
+        ``positive=`` naming the positive one. An outcome with more levels
+        needs ``negative=`` too.
     score : str or list of str
-        Numeric score column; larger values predict the positive class.
+        Numeric score column; larger values predict the positive class
+        (see ``direction``).
         Several columns give one estimate per score, identified by a
         ``score`` key column after the ``by`` keys.
     by : str or list of str, optional
@@ -98,6 +111,8 @@ def aucpr(
     missing : {"error", "drop"}
         Rows with a null or NaN outcome or score raise an error (default), or
         are dropped and counted per group in the ``n_missing`` column.
+        With ``negative=``, an outcome that is neither positive nor negative
+        counts as missing.
     fold : str, optional
         A fold column (e.g. the fold of each out-of-fold prediction of the
         caller's cross-validation). The result then also keeps a tie table per
@@ -123,6 +138,28 @@ def aucpr(
     standardized : bool
         With ``recall=``: divide the partial area by ``hi - lo`` (the mean
         precision over the window, on the 0-1 scale).
+
+    negative : scalar or list, optional
+        The negative level(s) of ``outcome``. Needed when ``outcome`` has more
+        than two levels (without it such an outcome raises
+        :class:`~aucpr_stats.exceptions.OutcomeError`); rows whose outcome is
+        neither ``positive`` nor in ``negative`` are then missing outcomes
+        (see ``missing``).
+    direction : {"higher", "lower", "auto"}
+        ``"higher"`` (default): larger scores predict the positive class.
+        ``"lower"``: smaller scores do (the score is negated, exactly).
+        ``"auto"``: chosen per score column from the data by pROC's rule (the
+        score points up when the median score of the negatives is at most
+        that of the positives), pooled over groups, reported in a
+        ``DirectionWarning`` and in ``result.options["direction"]``; choosing
+        it from the data biases the area upward.
+    unused_levels : {"keep", "drop"}
+        ``"keep"`` (default): a grouping column with declared levels (a pandas
+        Categorical or a polars Enum) gives a row for every level in its
+        declared order, a level absent from the data with zero counts, a NaN
+        estimate and the note ``"no rows: level not in the data"``; several
+        key columns give every combination (as pandas'
+        ``groupby(observed=False)``). ``"drop"``: only groups with rows left.
 
     Returns
     -------
@@ -166,7 +203,8 @@ def aucpr(
     """
     return _estimate("aucpr", estimator, data_or_formula, data, outcome, score, by, positive=positive,
                      missing=missing, fold=fold, ties=ties,
-                     partial={"recall": recall, "standardized": standardized})
+                     partial={"recall": recall, "standardized": standardized},
+                     negative=negative, direction=direction, unused_levels=unused_levels)
 
 
 def auroc(
@@ -183,6 +221,9 @@ def auroc(
     specificity: Sequence[float] | None = None,
     sensitivity: Sequence[float] | None = None,
     standardized: bool = False,
+    negative: Any = None,
+    direction: str = "higher",
+    unused_levels: str = "keep",
 ) -> AurocResult:
     """Area under the ROC curve (A', ties counted one half), per group.
 
@@ -199,10 +240,12 @@ def auroc(
         ``"outcome ~ score1 + score2 | group1 + group2"`` with the data in
         ``data=`` (see :mod:`aucpr_stats.formula`).
     outcome : str
-        Binary outcome column: boolean, 0/1, or any column with ``positive=``
-        naming the positive level (all other levels are negative).
+        Binary outcome column: boolean, 0/1, or a column of two levels with
+        ``positive=`` naming the positive one. An outcome with more levels
+        needs ``negative=`` too.
     score : str or list of str
-        Numeric score column; larger values predict the positive class.
+        Numeric score column; larger values predict the positive class
+        (see ``direction``).
         Several columns give one estimate per score, identified by a
         ``score`` key column after the ``by`` keys.
     by : str or list of str, optional
@@ -218,6 +261,8 @@ def auroc(
     missing : {"error", "drop"}
         Rows with a null or NaN outcome or score raise an error (default), or
         are dropped and counted per group in the ``n_missing`` column.
+        With ``negative=``, an outcome that is neither positive nor negative
+        counts as missing.
     specificity, sensitivity : (lo, hi), optional
         A partial area (one of the two): the area under the empirical ROC
         curve (straight lines between its points) over specificities, or
@@ -231,6 +276,28 @@ def auroc(
         With a partial range: McClish's standardisation (pROC's
         ``partial.auc.correct=TRUE``), 1/2 for the diagonal and 1 for a perfect
         test; NaN where the curve's partial area is below the diagonal's.
+
+    negative : scalar or list, optional
+        The negative level(s) of ``outcome``. Needed when ``outcome`` has more
+        than two levels (without it such an outcome raises
+        :class:`~aucpr_stats.exceptions.OutcomeError`); rows whose outcome is
+        neither ``positive`` nor in ``negative`` are then missing outcomes
+        (see ``missing``).
+    direction : {"higher", "lower", "auto"}
+        ``"higher"`` (default): larger scores predict the positive class.
+        ``"lower"``: smaller scores do (the score is negated, exactly).
+        ``"auto"``: chosen per score column from the data by pROC's rule (the
+        score points up when the median score of the negatives is at most
+        that of the positives), pooled over groups, reported in a
+        ``DirectionWarning`` and in ``result.options["direction"]``; choosing
+        it from the data biases the area upward.
+    unused_levels : {"keep", "drop"}
+        ``"keep"`` (default): a grouping column with declared levels (a pandas
+        Categorical or a polars Enum) gives a row for every level in its
+        declared order, a level absent from the data with zero counts, a NaN
+        estimate and the note ``"no rows: level not in the data"``; several
+        key columns give every combination (as pandas'
+        ``groupby(observed=False)``). ``"drop"``: only groups with rows left.
 
     Returns
     -------
@@ -275,4 +342,5 @@ def auroc(
     """
     return _estimate("auroc", estimator, data_or_formula, data, outcome, score, by, positive=positive,
                      missing=missing,
-                     partial={"specificity": specificity, "sensitivity": sensitivity, "standardized": standardized})
+                     partial={"specificity": specificity, "sensitivity": sensitivity, "standardized": standardized},
+                     negative=negative, direction=direction, unused_levels=unused_levels)

@@ -39,6 +39,9 @@ _OPTION_NAMES = {
     "pass `positive=`": "pass --positive",
     "Pass missing='drop'": "Pass --missing drop",
     "`positive`=": "--positive ",
+    "pass `negative=`": "pass --negative",
+    "with missing='drop'": "with --missing drop",
+    "`negative`=": "--negative ",
     "`n_boot`": "--n-boot",
     "`seed`": "--seed",
 }
@@ -134,7 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="grouping column(s): one row of the table per combination of their values")
     cols.add_argument("--positive", metavar="LEVEL",
                       help="the level of the outcome that counts as positive, when it is not 0/1 or "
-                           "true/false (every other level is negative)")
+                           "true/false (with two levels the other one is negative)")
+    cols.add_argument("--negative", action="extend", nargs="+", metavar="LEVEL",
+                      help="the level(s) of the outcome that count as negative, needed when it has more than "
+                           "two levels; rows with any other level are missing outcomes (see --missing)")
+    cols.add_argument("--direction", choices=["higher", "lower", "auto"], default="higher",
+                      help="which way the scores point: higher (default: larger = more likely positive), "
+                           "lower, or auto (chosen from the data as pROC does; biases the area upward)")
     cols.add_argument("--missing", choices=["error", "drop"], default="error",
                       help="rows with a missing outcome or score: stop with an error (default) or drop "
                            "them (the count dropped is reported per group)")
@@ -388,6 +397,7 @@ def _run(args: argparse.Namespace) -> str:
     frame = _read(args.file)
     outcome, score, by = _columns(args)
     positive = _positive_value(args.positive, frame, outcome)
+    args.negative = [_positive_value(t, frame, outcome) for t in args.negative] if args.negative else None
     metrics = list(dict.fromkeys(args.metric or ["aucpr"]))
     partial = _partial_options(args, metrics)
     if args.compare:
@@ -403,7 +413,8 @@ def _run(args: argparse.Namespace) -> str:
         fn = getattr(api, METRICS[metric], None)
         if fn is None:
             raise InputError(f"--metric {metric} is not available in this version")
-        kwargs: dict[str, Any] = {"positive": positive, "missing": args.missing, **partial[metric]}
+        kwargs: dict[str, Any] = {"positive": positive, "missing": args.missing, "negative": args.negative,
+                                  "direction": args.direction, **partial[metric]}
         if metric == "aucpr":
             kwargs["estimator"] = estimator
             kwargs["ties"] = args.ties
@@ -495,7 +506,8 @@ def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, sc
             if args.n_boot is not None:
                 options["n_boot"] = args.n_boot
         result = compare(frame, outcome, list(score), by, metric=metric, level=args.level, positive=positive,
-                         missing=args.missing, ties=args.ties, **options)
+                         missing=args.missing, ties=args.ties, negative=args.negative, direction=args.direction,
+                         **options)
         table = comparison_table(result, digits=args.digits)
         if args.format == "text":
             grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""

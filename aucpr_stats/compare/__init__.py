@@ -83,6 +83,9 @@ def compare(
     sensitivity: Sequence[float] | None = None,
     recall: Sequence[float] | None = None,
     standardized: bool = False,
+    negative: Any = None,
+    direction: str = "higher",
+    unused_levels: str = "keep",
 ) -> ComparisonResult:
     """Compare the AUROC or AUCPR of scores, paired on the same rows or between independent groups.
 
@@ -161,6 +164,17 @@ def compare(
     standardized : bool
         With a partial range: McClish's standardisation (AUROC) or the
         partial area divided by its width (AUCPR).
+    negative : scalar or list, optional
+        The negative level(s) of an outcome with more than two levels, as in
+        :func:`aucpr_stats.aucpr`.
+    direction : {"higher", "lower", "auto"}
+        Which way the scores point, as in :func:`aucpr_stats.aucpr`; with
+        ``"auto"`` each score is read its own way (pROC's rule, pooled over
+        groups) and the choice is reported in a warning.
+    unused_levels : {"keep", "drop"}
+        Declared levels of ``by`` (and ``between``) without rows: rows with
+        NaN numbers and a note (default), or dropped; as in
+        :func:`aucpr_stats.aucpr`.
 
     Returns
     -------
@@ -223,7 +237,8 @@ def compare(
     estimators = records(metric, names, ties_iv(ties))
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
     ingested = read("compare", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    between=between, paired=between is None, stacklevel=3)
+                    between=between, paired=between is None, negative=negative, direction=direction,
+                    unused_levels=unused_levels, stacklevel=3)
     spec = ingested.spec
     if between is None and len(spec.scores) < 2:
         raise InputError(

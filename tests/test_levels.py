@@ -30,7 +30,7 @@ from aucpr_stats import (
     roc_curve,
 )
 from aucpr_stats.estimators import PR_ESTIMATORS, ROC_ESTIMATORS
-from aucpr_stats.ingest.levels import UNUSED_NOTE
+from aucpr_stats.ingest.levels import DROPPED_NOTE, UNUSED_NOTE
 
 AGE_LABELS = ["<=22", "23-27", "28-32", ">32"]
 
@@ -137,6 +137,7 @@ def test_level_absent_after_missing_drop_is_kept_or_dropped():
     kept = _quiet(auroc, df, "y", "s", by="age", missing="drop").to_frame()
     assert kept["age"].tolist() == AGE_LABELS
     assert kept["n_pos"].iloc[0] == 0 and kept["n_missing"].iloc[0] == (df["age"] == "<=22").sum()
+    assert kept["note"].iloc[0] == DROPPED_NOTE
     dropped = _quiet(auroc, df, "y", "s", by="age", missing="drop", unused_levels="drop").to_frame()
     assert dropped["age"].tolist() == AGE_LABELS[1:]
     with pytest.raises(InputError, match=r"`unused_levels` must be one of \['keep', 'drop'\]"):

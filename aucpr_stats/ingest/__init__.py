@@ -39,7 +39,7 @@ from .backends import is_backend_input, read_backend, sql_input
 from .build import tie_table_from_counts
 from .checks import NO_ROWS, check_key_names, check_stats
 from .direction import warn_auto_direction
-from .levels import UNUSED_NOTE, expand_levels, spread_paired, spread_segments, warn_missing_keys
+from .levels import DROPPED_NOTE, UNUSED_NOTE, expand_levels, spread_paired, spread_segments, warn_missing_keys
 from .notes import group_notes, warn_degenerate
 from .paired import PairedScores
 from .polars_source import Collected, read_polars
@@ -179,6 +179,9 @@ def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: An
     notes = group_notes(n_pos, n_neg)
     if ingested.unused is not None:
         notes = [UNUSED_NOTE if unused else note for note, unused in zip(notes, ingested.unused)]
+    if "n_missing" in ingested.keys.columns:  # a group whose rows were all dropped says so
+        dropped = ingested.keys["n_missing"].to_numpy() > 0
+        notes = [DROPPED_NOTE if note == "no rows" and gone else note for note, gone in zip(notes, dropped)]
     warn_auto_direction(ingested.directions, stacklevel=stacklevel + 2)
     warn_missing_keys(ingested.missing_keys, stacklevel=stacklevel + 2)
     warn_degenerate(ingested.keys, ingested.key_columns, notes, stacklevel=stacklevel + 2)

@@ -27,11 +27,14 @@ import polars as pl
 from ..exceptions import InputError
 from ..ties import TieTable
 
-__all__ = ["MissingKeyWarning", "UNUSED_NOTE", "MAX_GROUPS", "expand_levels", "spread_segments", "spread_paired",
-           "warn_missing_keys"]
+__all__ = ["MissingKeyWarning", "UNUSED_NOTE", "DROPPED_NOTE", "MAX_GROUPS", "expand_levels", "spread_segments",
+           "spread_paired", "warn_missing_keys"]
 
 #: The note of a group made only by a declared level absent from the data.
 UNUSED_NOTE = "no rows: level not in the data"
+
+#: The note of a group whose rows were all dropped for missing values (``missing="drop"``).
+DROPPED_NOTE = "no rows left after dropping missing values"
 
 #: The most groups the expansion to every declared level may make (beyond it: an error naming ``unused_levels``).
 MAX_GROUPS = 1_000_000

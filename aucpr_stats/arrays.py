@@ -54,12 +54,13 @@ def aucpr_score(y_true: Any, y_score: Any, *, groups: Any = None, **options: Any
     y_true : array-like, shape (n,)
         The outcome: booleans, 0/1, or labels with ``positive=``.
     y_score : array-like, shape (n,)
-        Scores, larger meaning more likely positive.
+        Scores, larger meaning more likely positive (``direction="lower"``
+        for the other way round).
     groups : array-like, shape (n,), optional
         A group label per row: one estimate per group (key column ``group``).
     **options
         Any keyword argument of :func:`aucpr_stats.aucpr` (``estimator``,
-        ``positive``, ``missing``, ``ties``).
+        ``positive``, ``negative``, ``missing``, ``ties``, ``direction``).
 
     Returns
     -------

@@ -270,8 +270,9 @@ def auroc(
         partial.auc=c(hi, lo), partial.auc.focus=...)``
         (:mod:`aucpr_stats.estimators.partial`). The estimator column reads
         e.g. ``"a_prime, specificity 0.8-1"``. Intervals: ``"bootstrap"``
-        (the default for a partial area); DeLong's and the other closed forms
-        are refused.
+        (the default for a partial area) and ``"delong"`` (placement values
+        clipped to the window, :mod:`aucpr_stats.estimators.partial_variance`);
+        the other closed forms are refused.
     standardized : bool
         With a partial range: McClish's standardisation (pROC's
         ``partial.auc.correct=TRUE``), 1/2 for the diagonal and 1 for a perfect

@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="number of bootstrap replicates for --interval bootstrap (default 1000)")
     stats.add_argument("--specificity", type=float, nargs=2, metavar=("LO", "HI"),
                        help="auroc: the partial area over specificities LO-HI (as pROC's partial.auc, "
-                            "partial.auc.focus='specificity'); intervals by the bootstrap")
+                            "partial.auc.focus='specificity'); intervals by the bootstrap (default) or delong")
     stats.add_argument("--sensitivity", type=float, nargs=2, metavar=("LO", "HI"),
                        help="auroc: the partial area over sensitivities LO-HI")
     stats.add_argument("--recall", type=float, nargs=2, metavar=("LO", "HI"),

@@ -18,7 +18,8 @@ call, each group from its own random stream:
   [0, 1], to show what the point at 0 costs.
 * ``se@sp``/``sp@se``: ``.intervals(specificity=[0.8, 0.9, 0.95])`` and
   ``.intervals(sensitivity=[0.8, 0.9, 0.95])``; coverage of each point.
-* ``pauc_sp``: ``auroc(..., specificity=(0.8, 1)).conf_int("bootstrap")``;
+* ``pauc_sp``: ``auroc(..., specificity=(0.8, 1)).conf_int("bootstrap")``
+  (and ``"delong"``, the clipped placement values);
   ``pauc_sp_std`` with McClish's standardisation; ``pauc_se``:
   ``sensitivity=(0.8, 1)``; ``paucpr``: ``aucpr(..., recall=(0.5, 1))``
   (``interpolated_median``) at prevalence ``n_pos / (n_pos + n_neg)``. True
@@ -119,11 +120,15 @@ def run_setting(n_pos: int, n_neg: int, mu: float, sims: int, n_boot: int, seed:
             ("pauc_se", auroc(df, "y", "s", by="rep", sensitivity=(0.8, 1))),
             ("paucpr", aucpr(df, "y", "s", by="rep", recall=(0.5, 1))),
         ):
-            ci = result.conf_int("bootstrap", n_boot=n_boot, seed=seed)
-            hits = covered(ci["lower"].to_numpy(), ci["upper"].to_numpy(), truth[name])
-            est = ci["estimate"].to_numpy()
-            out[name] = summary(hits) | {"truth": float(truth[name]), "mean_estimate": float(np.nanmean(est)),
-                                         "estimator": ci["estimator"][0]}
+            methods = ["bootstrap"] if result.metric == "aucpr" else ["bootstrap", "delong"]
+            for method in methods:
+                ci = result.conf_int(method, n_boot=n_boot, seed=seed) if method == "bootstrap" else \
+                    result.conf_int(method)
+                hits = covered(ci["lower"].to_numpy(), ci["upper"].to_numpy(), truth[name])
+                est = ci["estimate"].to_numpy()
+                key = name if method == "bootstrap" else f"{name} delong"
+                out[key] = summary(hits) | {"truth": float(truth[name]), "mean_estimate": float(np.nanmean(est)),
+                                            "estimator": ci["estimator"][0], "method": method}
     return out
 
 

@@ -15,6 +15,7 @@ import attrs
 import numpy as np
 
 from ..estimators.partial import is_partial
+from ..estimators.partial_variance import partial_auroc_se
 from .bootstrap import bootstrap_method, bootstrap_note
 from .boundaries import newcombe_interval, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, wald_interval
@@ -80,11 +81,18 @@ def _binomial_se(request) -> np.ndarray:
 
 
 def _delong_se(request) -> np.ndarray:
-    """DeLong's SE of every usable group, broadcast over the estimators (A' is the only ROC estimator)."""
-    se = np.full(request.result.n_groups, np.nan)
+    """DeLong's SE of every usable group and estimator: A''s, or the clipped placements' of a partial area."""
+    se = request.blank()
     if request.usable.size:
-        se[request.usable] = delong_se(request.ties)[1]
-    return np.broadcast_to(se[:, None], request.shape)
+        full = None
+        for j, record in enumerate(request.estimators):
+            if is_partial(record):
+                w = record.window
+                se[request.usable, j] = partial_auroc_se(request.ties, w.focus, w.lo, w.hi, w.standardized)
+            else:
+                full = delong_se(request.ties)[1] if full is None else full
+                se[request.usable, j] = full
+    return se
 
 
 def _delong_note(request, out) -> np.ndarray:
@@ -99,8 +107,8 @@ def _full_area(record) -> bool:
 
 
 #: What the closed-form methods need (for the error naming a partial area).
-_FULL = dict(serves=_full_area, needs="the full area (a partial area has the 'bootstrap' and, for AUCPR, "
-                                      "'cross_validation' intervals)")
+_FULL = dict(serves=_full_area, needs="the full area (a partial AUROC has the 'delong' and 'bootstrap' intervals, "
+                                      "a partial AUCPR 'bootstrap' and 'cross_validation')")
 
 _BOOTSTRAP = IntervalMethod("bootstrap", bootstrap_method, options=("n_boot", "seed", "chunk_size"),
                             columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note)
@@ -124,8 +132,9 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
             needs="an estimator that is a mean of per-positive contributions"),
     },
     "auroc": {
+        # a partial area too: DeLong-type placements clipped to its window (estimators/partial_variance.py)
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
-                                 note=_delong_note, **_FULL),
+                                 note=_delong_note),
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
                                 note=_delong_note, **_FULL),
         "hanley_mcneil": IntervalMethod(

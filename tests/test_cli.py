@@ -232,9 +232,10 @@ def test_documented_commands_run(command, tmp_path, monkeypatch, capsys):
     import shlex
 
     argv = shlex.split(command)[1:]
-    if "--output" in argv:  # write into a temporary folder, not the repository
-        i = argv.index("--output")
-        argv[i + 1] = str(tmp_path / Path(argv[i + 1]).name)
+    for flag in ("--output", "-o"):  # write into a temporary folder, not the repository
+        if flag in argv:
+            i = argv.index(flag)
+            argv[i + 1] = str(tmp_path / Path(argv[i + 1]).name)
     monkeypatch.chdir(ROOT)
     assert main(argv) == 0, capsys.readouterr().err
     assert "error" not in capsys.readouterr().err

@@ -68,8 +68,9 @@ def bootstrap_method(request) -> dict:
     # a group's replicates come from its own stream and rows, so the batching changes no number
     batches = group_batches(table.n_segments, len(request.estimators) * n_boot)
     progress = options.get("progress")
-    if progress_enabled(progress):  # finer batches for a bar that moves; the same numbers (see above)
-        batches = [piece for batch in batches for piece in np.array_split(batch, min(batch.size, 20))]
+    if progress_enabled(progress):  # about 20 batches for a bar that moves; the same numbers (see above)
+        per = -(-20 // len(batches))
+        batches = [piece for batch in batches for piece in np.array_split(batch, min(batch.size, per))]
     with progress_bar(table.n_segments * n_boot, "bootstrap intervals", progress) as bar:
         for batch in batches:
             part = table if len(batches) == 1 else table.take(batch)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import re
 import sys
 import textwrap
@@ -63,7 +64,10 @@ STDIN = "-"
 INPUT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".csv.gz": ",", ".tsv.gz": "\t", ".parquet": None}
 
 #: The output format that an ``--output`` file's extension implies when ``--format`` is not given.
-OUTPUT_SUFFIXES = {".md": "markdown", ".tex": "latex", ".html": "html", ".csv": "csv", ".txt": "text"}
+OUTPUT_SUFFIXES = {".md": "markdown", ".tex": "latex", ".html": "html", ".csv": "csv", ".txt": "text",
+                   ".docx": "docx"}
+#: Output formats written only to a file (``--output``), never to the screen.
+FILE_FORMATS = ("docx",)
 
 #: Interval methods that resample and so take ``--seed``.
 RESAMPLING_METHODS = ("bootstrap", "cross_validation")
@@ -134,7 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="numeric score column (larger = more likely positive); "
                            "several columns give one column of the table per score")
     cols.add_argument("--by", action="extend", nargs="+", metavar="COLUMN",
-                      help="grouping column(s): one row of the table per combination of their values")
+                      help="grouping column(s): one row of the table per value; several columns give a "
+                           "block per column (a header row naming it, its values below), as Table 2 of a "
+                           "paper; with --cross, one row per combination of their values instead")
+    cols.add_argument("--cross", action="store_true",
+                      help="with several --by columns: group by their combinations (crossed) instead of "
+                           "one block per column")
     cols.add_argument("--positive", metavar="LEVEL",
                       help="the level of the outcome that counts as positive, when it is not 0/1 or "
                            "true/false (with two levels the other one is negative)")
@@ -186,15 +195,19 @@ def build_parser() -> argparse.ArgumentParser:
                             "for auroc; paired stratified bootstrap for aucpr, or for auroc with --seed)")
 
     out = parser.add_argument_group("output")
-    out.add_argument("--format", choices=FORMATS, default=None,
-                     help="text, csv, markdown, latex (booktabs) or html; by default the --output file's "
-                          "extension (.txt, .csv, .md, .tex, .html) decides, and text on the screen")
+    out.add_argument("--format", choices=[*FORMATS, *FILE_FORMATS], default=None,
+                     help="text, csv, markdown, latex (booktabs), html or docx (Word; needs --output and "
+                          "python-docx); by default the --output file's extension (.txt, .csv, .md, .tex, "
+                          ".html, .docx) decides, and text on the screen")
     out.add_argument("--output", "-o", metavar="FILE",
                      help="write to FILE instead of the screen (an existing FILE only with --force)")
     out.add_argument("--force", action="store_true", help="overwrite the --output file if it exists")
     out.add_argument("--digits", type=int, default=2, help="decimals shown in the table (default 2)")
     out.add_argument("--overall", action="store_true",
                      help="add a first row for the whole data set above the groups of --by")
+    out.add_argument("--show-prevalence", action="store_true",
+                     help="add a column with the prevalence (%% positives) of each group: the AUCPR of an "
+                          "uninformative score, the baseline each AUCPR reads against")
     out.add_argument("--scores-as", choices=["columns", "rows"], default="columns",
                      help="with several scores: one column per score (default) or one row per score")
     out.add_argument("--raw", action="store_true",
@@ -380,11 +393,23 @@ def _output_format(output: str | None, format: str | None) -> str:
 def _check_output(args: argparse.Namespace) -> None:
     """The output format, and an existing --output file overwritten only with --force (before any work)."""
     args.format = _output_format(args.output, args.format)
+    if args.format in FILE_FORMATS and not args.output:
+        raise InputError(f"--format {args.format} writes a file: give --output FILE.{args.format}")
+    if args.format in FILE_FORMATS and (args.raw or args.compare):
+        raise InputError(f"--format {args.format} is for the publication table; drop --raw and --compare")
     if args.output and Path(args.output).exists() and not args.force:
         raise InputError(f"--output file {args.output!r} exists; pass --force to overwrite it")
 
 
-def _run(args: argparse.Namespace) -> str:
+def _groupings(by: Any, cross: bool) -> list:
+    """The groupings of the table: each --by column on its own (stacked blocks), or all crossed (``--cross``)."""
+    columns = [by] if isinstance(by, str) else list(by or [])
+    if len(columns) < 2 or cross:
+        return [by]
+    return columns
+
+
+def _run(args: argparse.Namespace) -> Any:
     _check_output(args)
     if args.n_boot is not None:
         _validate.n_boot_iv(args.n_boot)  # before the file is read: a huge --n-boot is one line at once
@@ -401,6 +426,9 @@ def _run(args: argparse.Namespace) -> str:
     metrics = list(dict.fromkeys(args.metric or ["aucpr"]))
     partial = _partial_options(args, metrics)
     if args.compare:
+        if len(_groupings(by, args.cross)) > 1:
+            raise InputError("--compare with several --by columns compares the scores within each combination "
+                             "of their values: add --cross")
         return _run_compare(args, frame, outcome, score, by, positive, metrics)
     estimator = args.estimator or [DEFAULT_PR_ESTIMATOR]
     estimator = "all" if "all" in estimator else estimator
@@ -418,7 +446,8 @@ def _run(args: argparse.Namespace) -> str:
         if metric == "aucpr":
             kwargs["estimator"] = estimator
             kwargs["ties"] = args.ties
-        results.append(fn(frame, outcome, score, by, **kwargs))
+        for grouping in _groupings(by, args.cross):  # one block per --by column unless --cross
+            results.append(fn(frame, outcome, score, grouping, **kwargs))
         if args.overall:
             overall.append(fn(frame, outcome, score, None, **kwargs))
     method = _interval_method(args)
@@ -448,16 +477,19 @@ def _run(args: argparse.Namespace) -> str:
     try:
         table = publication_table(results, method=method, level=args.level, digits=args.digits,
                                   scores_as=args.scores_as, method_options=method_options,
-                                  overall=overall or None)
+                                  overall=overall or None, prevalence=args.show_prevalence)
     except NotImplementedError as exc:
         if args.interval:  # asked for explicitly: report it
             raise
         warnings.warn(f"{exc}; showing point estimates only")
         table = publication_table(results, method=None, digits=args.digits, scores_as=args.scores_as,
-                                  overall=overall or None)
+                                  overall=overall or None, prevalence=args.show_prevalence)
+    if args.format in FILE_FORMATS:
+        return table
     if args.format == "text":
         scores = score if isinstance(score, str) else ", ".join(score)
-        grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""
+        blocks = [[g] if isinstance(g, str) else g for g in _groupings(by, args.cross) if g]
+        grouping = "".join(f"{'; ' if i else ' '}by {', '.join(g)}" for i, g in enumerate(blocks))
         source = "standard input" if args.file == STDIN else args.file
         title = f"{' and '.join(m.upper() for m in metrics)} of {scores} for outcome {outcome}{grouping} ({source})"
         return f"{title}\n\n{table.to_text()}"
@@ -544,7 +576,10 @@ def main(argv: list[str] | None = None) -> int:
         for w in caught:
             if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
                 print(f"{PROG}: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
-        if args.output:
+        if not isinstance(text, str):  # a table for a file format (Word)
+            text.to_docx(args.output)
+            print(f"{PROG}: wrote {args.output}", file=sys.stderr)
+        elif args.output:
             Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
             print(f"{PROG}: wrote {args.output}", file=sys.stderr)
         else:
@@ -560,6 +595,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(args, f"{PROG}: error: {message}", 2)
     except pl.exceptions.PolarsError as exc:
         return _fail(args, f"{PROG}: error reading {_source(args.file)}: {_first_line(exc)}", 2)
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:
         return _fail(args, f"{PROG}: error: {_first_line(exc)}", 2)
     except KeyboardInterrupt:

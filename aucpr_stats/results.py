@@ -214,10 +214,20 @@ class EstimateResult(GroupedResult):
                 f"{name}({self.estimators[0]}={self.estimates[0, 0]:.4f}, "
                 f"n_pos={int(self.n_pos[0])}, n_neg={int(self.n_neg[0])})"
             )
-        return (
-            f"{name}(estimators={list(self.estimators)}, by={list(self.by)}, groups={self.n_groups}, "
-            f"n_pos={int(self.n_pos.sum())}, n_neg={int(self.n_neg.sum())})"
-        )
+        return (f"{name}(estimators={list(self.estimators)}, by={list(self.by)}, groups={self.n_groups}, "
+                f"{self._counts_repr()})")
+
+    def _counts_repr(self) -> str:
+        """Rows counted once: with several scores the counts are per score (the rows are the same rows)."""
+        if "score" not in self.by:
+            return f"n_pos={int(self.n_pos.sum())}, n_neg={int(self.n_neg.sum())}"
+        score = self.keys["score"].to_numpy()
+        per = {s: (int(self.n_pos[score == s].sum()), int(self.n_neg[score == s].sum()))
+               for s in dict.fromkeys(score.tolist())}
+        if len(set(per.values())) == 1:
+            n_pos, n_neg = next(iter(per.values()))
+            return f"n_pos={n_pos}, n_neg={n_neg} (each of {len(per)} scores)"
+        return ", ".join(f"{s}: n_pos={p}, n_neg={q}" for s, (p, q) in per.items())
 
     def conf_int(self, method: str | Sequence[str] | None = None, level: float = 0.95, **options: Any):
         """Confidence intervals for every group and estimator.

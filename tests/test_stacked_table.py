@@ -8,7 +8,7 @@ import pytest
 
 from aucpr_stats import aucpr, auroc
 from aucpr_stats.exceptions import InputError
-from aucpr_stats.report import publication_table
+from aucpr_stats.report import format_p, publication_table
 
 from .conftest import as_polars, random_scores
 
@@ -115,3 +115,15 @@ def test_word_document(tmp_path):
         else:
             assert row == shown[i]
     assert document.paragraphs[-1].text == table.note
+
+
+def test_heterogeneity_footnote_is_the_test_of_each_block():
+    df = cohort()
+    whole, by_site, by_sex = results(df, auroc)
+    table = publication_table([whole, by_site, by_sex], heterogeneity="default")
+    for r in (by_site, by_sex):
+        test = r.heterogeneity()
+        column = r.by[0]
+        assert (f"P for heterogeneity across {column} (AUROC; Wald test, DeLong variances, natural scale): "
+                f"{format_p(test.p_value)}.") in table.note
+    assert "heterogeneity" not in publication_table([whole, by_site, by_sex]).note

@@ -118,16 +118,20 @@ def heterogeneity_footnote(results: list, heterogeneity: Any, level: float, labe
         if method is None:
             continue
         test = r.heterogeneity(method=None if method == "default" else method)
-        frame = test.to_polars() if hasattr(test, "to_polars") else pl.from_pandas(test.to_frame())
-        methods = frame["method"].unique(maintain_order=True).to_list() if "method" in frame.columns else [method]
+        frame = test.to_polars()
         several = frame.height > 1
         values = []
         for row in frame.iter_rows(named=True):
-            what = ", ".join(label(str(row[c]), pretty_name(str(row[c]))) for c in ("score", "estimator")
+            what = ", ".join(label(str(row[c]), pretty_name(str(row[c]))) for c in (*split_columns(r), "estimator")
                              if several and c in row and row[c] is not None)
             values.append(f"{what + ' ' if what else ''}{format_p(row['p_value'])}")
-        groups = " \u00d7 ".join(label(c) for c in r.by if c != "score")
-        method_text = ", ".join(label(m, pretty_name(m)) for m in methods if m)
-        texts.append(f"P for heterogeneity across {groups} ({label(r.metric, r.metric_label)}, "
-                     f"Wald test{', ' + method_text if method_text else ''}): {'; '.join(values)}.")
+        groups = " \u00d7 ".join(label(c) for c in test.across)
+        how = f"{label(test.method, pretty_name(test.method))} variances, {test.scale} scale"
+        texts.append(f"P for heterogeneity across {groups} ({label(r.metric, r.metric_label)}; Wald test, "
+                     f"{how}): {'; '.join(values)}.")
     return " ".join(texts)
+
+
+def split_columns(result: Any) -> list[str]:
+    """The key columns that split a heterogeneity test into several (``score``, when several are given)."""
+    return [c for c in result.by if c == "score"]

@@ -205,6 +205,10 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--digits", type=int, default=2, help="decimals shown in the table (default 2)")
     out.add_argument("--overall", action="store_true",
                      help="add a first row for the whole data set above the groups of --by")
+    out.add_argument("--heterogeneity", action="store_true",
+                     help="add a footnote with the p-value for heterogeneity across the groups of each --by "
+                          "column (Cochran's Q: a Wald test that the area is the same in every group, with the "
+                          "variances of each metric's default interval)")
     out.add_argument("--show-prevalence", action="store_true",
                      help="add a column with the prevalence (%% positives) of each group: the AUCPR of an "
                           "uninformative score, the baseline each AUCPR reads against")
@@ -477,7 +481,8 @@ def _run(args: argparse.Namespace) -> Any:
     try:
         table = publication_table(results, method=method, level=args.level, digits=args.digits,
                                   scores_as=args.scores_as, method_options=method_options,
-                                  overall=overall or None, prevalence=args.show_prevalence)
+                                  overall=overall or None, prevalence=args.show_prevalence,
+                                  heterogeneity="default" if args.heterogeneity else None)
     except NotImplementedError as exc:
         if args.interval:  # asked for explicitly: report it
             raise

@@ -66,3 +66,17 @@ def test_broken_pipe_is_quiet():
     proc = subprocess.run(f'{sys.executable} -c "{script}" | head -c 10', shell=True, capture_output=True,
                           text=True)
     assert "Broken pipe" not in proc.stderr and "Error" not in proc.stderr
+
+
+def test_heterogeneity_footnote(capsys):
+    status, out, _ = run(capsys, "--by", "site", "--by", "age_band", "--heterogeneity", "--metric", "auroc",
+                         "--format", "markdown")
+    assert status == 0
+    df = pl.read_csv(DATA)
+    from aucpr_stats import auroc
+    from aucpr_stats.report import format_p
+
+    for column in ("site", "age_band"):
+        p = auroc(df, "disease", "model_a", by=column).heterogeneity().p_value
+        assert f"P for heterogeneity across {column} (AUROC; Wald test, DeLong variances, natural scale): " \
+               f"{format_p(p)}." in out

@@ -48,7 +48,7 @@ from .keys import group_index, integer_like, ties_from_cells
 from .paired import paired_scores
 from .polars_source import Collected, negative_coding, outcome_coding
 
-__all__ = ["Dialect", "SqlTable", "TieTableTooLarge", "read_sql", "TABLE"]
+__all__ = ["Dialect", "SqlTable", "TieTableTooLarge", "read_sql", "sql_conditions", "TABLE"]
 
 #: The name queries give the caller's table; each backend binds it to the data.
 TABLE = "__aucpr_t"
@@ -84,6 +84,8 @@ class Dialect:
         An expression numbering the rows of the table from 0 in their order
         (used only for the row numbers shown in error messages); None for an
         engine whose tables have no row order (Spark).
+    wide_integer : str
+        A 128-bit integer type, for sums that overflow 64 bits (:mod:`.sql_sums`).
     """
 
     name: str
@@ -91,6 +93,7 @@ class Dialect:
     literal: Callable[[Any], str]
     median: str
     row_number: str | None
+    wide_integer: str = "HUGEINT"
 
 
 @attrs.frozen(eq=False)
@@ -133,7 +136,8 @@ class _Sql:
     row_missing: str
 
 
-def _conditions(table: SqlTable, spec: ColumnSpec) -> _Sql:
+def sql_conditions(table: SqlTable, spec: ColumnSpec) -> _Sql:
+    """The SQL conditions of the outcome coding and of missing and infinite values."""
     q, lit = table.dialect.quote, table.dialect.literal
     schema = table.schema
     y = q(spec.outcome)
@@ -302,7 +306,7 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
         From ``build()``: more than ``table.max_tie_rows`` cells (or paired rows).
     """
     _check_types(table, spec)
-    sql = _conditions(table, spec)
+    sql = sql_conditions(table, spec)
     stats, directions = _stats(table, spec, sql)
     q = table.dialect.quote
     group_cols = [*by, *((fold,) if fold else ())]

@@ -175,8 +175,12 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
     >>> from aucpr_stats.ingest.sql_sums import sql_sums
     >>> rel = duckdb.sql("SELECT (i % 3 = 0)::INT AS y, (i * 7919) % 1000 + (i % 3 = 0)::INT * 300 AS s "
     ...                  "FROM range(3000) t(i)")
-    >>> round(sql_sums(rel, "y", "s")["a_prime"][0], 4)
-    0.8
+    >>> sums = sql_sums(rel, "y", "s")
+    >>> round(sums["a_prime"][0], 4), round(sums["se"][0], 4)
+    (0.755, 0.009)
+    >>> from aucpr_stats import auroc
+    >>> bool(sums["a_prime"][0] == auroc(rel, "y", "s").to_frame()["estimate"][0])  # the tie-table road
+    True
     """
     if not is_backend_input(data):
         raise InputTypeError("`data` of sql_sums() must be a DuckDB relation, a Parquet path or a Spark DataFrame; "

@@ -189,7 +189,17 @@ class EstimateResult(GroupedResult):
         groups = [c for c in self.by if not (several and c == "score")]
         grouping = f", by {', '.join(groups)}" if groups else ""
         scores = ", ".join(self.score) if several else self.score
-        return f"{self.metric_label} of {scores} for outcome {self.outcome}{grouping}"
+        return f"{self.metric_label} of {scores} for outcome {self.outcome}{grouping}{self._direction_text()}"
+
+    def _direction_text(self) -> str:
+        """``"; lower scores predict the positive outcome"`` when a score was read reversed (``direction=``)."""
+        direction = self.options.get("direction", "higher")
+        if direction in (None, "higher"):
+            return ""
+        if direction == "lower":
+            return "; lower scores predict the positive outcome"
+        reversed_scores = [s for s, d in dict(direction).items() if d == "lower"]
+        return f"; lower scores predict the positive outcome for {', '.join(reversed_scores)}"
 
     def _repr_html_(self) -> str:
         """The notebook display: the heading and the table of estimates."""

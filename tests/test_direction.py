@@ -119,3 +119,23 @@ def test_compare_reads_each_score_in_the_given_direction():
     by_hand = _quiet(compare, df.with_columns(-pl.col("s"), -pl.col("t")), "y", ["s", "t"], by="g").to_frame()
     for column in ("estimate_a", "estimate_b", "difference", "p_value"):
         np.testing.assert_array_equal(lower[column].to_numpy(), by_hand[column].to_numpy())
+
+
+def test_summary_heading_says_which_scores_were_read_reversed():
+    import warnings
+
+    import numpy as np
+    import polars as pl
+
+    from aucpr_stats import auroc
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    df = pl.DataFrame({"y": y, "up": y + rng.normal(size=200), "down": -y + rng.normal(size=200)})
+    assert auroc(df, "y", "up").summary().splitlines()[0] == "AUROC of up for outcome y"
+    assert auroc(df, "y", "down", direction="lower").summary().splitlines()[0] == (
+        "AUROC of down for outcome y; lower scores predict the positive outcome")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both = auroc(df, "y", ["up", "down"], direction="auto")
+    assert both.summary().splitlines()[0].endswith("; lower scores predict the positive outcome for down")

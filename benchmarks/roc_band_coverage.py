@@ -136,9 +136,9 @@ def to_markdown(results: dict) -> str:
     lines = [
         "# ROC bands, pointwise intervals and partial-area intervals: coverage",
         "",
-        f"Binormal scores (negatives N(0,1), positives N({results['mu']},1)), 95% level, "
-        f"{results['sims']} data sets per setting, {results['n_boot']} bootstrap replicates, seed {results['seed']}. "
-        "Coverage ± Monte Carlo standard error. Written by `benchmarks/roc_band_coverage.py`.",
+        (f"Binormal scores (negatives N(0,1), positives N({results['mu']},1)), 95% level, "
+         f"{results['sims']} data sets per setting, {results['n_boot']} bootstrap replicates, seed {results['seed']}. "
+         "Coverage ± Monte Carlo standard error. Written by `benchmarks/roc_band_coverage.py`."),
         "",
         "| n_pos / n_neg | what | coverage |",
         "|---|---|---|",

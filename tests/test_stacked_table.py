@@ -127,3 +127,11 @@ def test_heterogeneity_footnote_is_the_test_of_each_block():
         assert (f"P for heterogeneity across {column} (AUROC; Wald test, DeLong variances, natural scale): "
                 f"{format_p(test.p_value)}.") in table.note
     assert "heterogeneity" not in publication_table([whole, by_site, by_sex]).note
+
+
+def test_partial_area_named_in_the_header_and_footnote():
+    df = cohort()
+    r = auroc(df, "y", "s", by="site", specificity=(0.8, 1))
+    table = publication_table(r, method_options={"bootstrap": {"n_boot": 50, "seed": 1}})
+    assert table.cells.columns[-1] == "Partial AUROC, specificity 0.8-1 (95% CI)"
+    assert "estimator A' (Mann-Whitney), specificity 0.8-1." in table.note

@@ -163,6 +163,8 @@ def _headers(column_order: list[tuple], estimators_by_metric: dict, methods_by_m
         text = label(metric, metric_label)
         if len(estimators_by_metric[metric]) > 1:
             text += f", {label(est, pretty_name(est))}"
+        elif ", " in str(est):  # a partial area: the estimator's name carries its range ("specificity 0.8-1")
+            text = f"Partial {text}, {label(est, str(est).split(', ', 1)[1])}"
         if reported is not None:
             ci = f"{level_text(level)} CI"
             if len(methods_by_metric[metric]) > 1:
@@ -174,6 +176,12 @@ def _headers(column_order: list[tuple], estimators_by_metric: dict, methods_by_m
     if len(set(headers.values())) < len(headers):
         raise InputError(f"`labels` make two columns share a header: {sorted(headers.values())}")
     return headers
+
+
+def _estimator_text(name: str, label: Labels) -> str:
+    """An estimator's display name; a partial area's range ("a_prime, specificity 0.8-1") after its base name."""
+    base, _, extent = str(name).partition(", ")
+    return label(name, label(base, pretty_name(base)) + (f", {extent}" if extent else ""))
 
 
 def _method_text(method: str, options: Mapping, method_options: Mapping | None, label: Labels) -> str:
@@ -197,7 +205,7 @@ def _footnote(results: list, estimators_by_metric: dict, methods_by_metric: dict
     notes = []
     for metric, ests in estimators_by_metric.items():
         metric_label = next(r.metric_label for r in results if r.metric == metric)
-        est_text = ", ".join(label(e, pretty_name(e)) for e in sorted(ests, key=str))
+        est_text = ", ".join(_estimator_text(e, label) for e in sorted(ests, key=str))
         meths = [m for m in methods_by_metric[metric] if m is not None]
         if meths:
             what = (f"estimate ({level_text(level)} confidence interval, "

@@ -25,9 +25,9 @@ Cases:
 * ``spark-sums`` (with ``--spark``): the same sums on a Spark DataFrame in
   local mode.
 
-DuckDB runs with ``memory_limit='1GB'`` and 2 threads. Results go to
-``benchmarks/backends_results.json`` and a Markdown table to
-``benchmarks/backends_results.md``.
+DuckDB runs with ``memory_limit='1GB'`` and 2 threads. Results are merged
+into ``benchmarks/backends_results.json`` (a run replaces its own cases) and
+written as a Markdown table to ``benchmarks/backends_results.md``.
 """
 
 from __future__ import annotations
@@ -135,7 +135,13 @@ def main() -> None:
                 line = json.loads(done.stdout.strip().splitlines()[-1])
             print(line, flush=True)
             results.append(line)
-    (HERE / "backends_results.json").write_text(json.dumps(results, indent=1) + "\n")
+    # merged with earlier runs (other sizes or cases): a run replaces only its own (case, groups, rows)
+    store = HERE / "backends_results.json"
+    earlier = json.loads(store.read_text()) if store.exists() else []
+    mine = {(r["case"], r["groups"], r["rows"]) for r in results}
+    results = [r for r in earlier if (r["case"], r["groups"], r["rows"]) not in mine] + results
+    results.sort(key=lambda r: (r["rows"], r["groups"], (CASES + ("spark-sums",)).index(r["case"])))
+    store.write_text(json.dumps(results, indent=1) + "\n")
     table = ["| road | groups | rows | seconds | peak memory (MB) |", "|---|---|---|---|---|"]
     for r in results:
         cells = (f"{r['seconds']} | {r['peak_mb']}" if "error" not in r else f"failed: {r['error']} | ")

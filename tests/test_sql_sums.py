@@ -94,7 +94,7 @@ def test_equal_to_the_in_memory_path(con, name):
     assert [str(w.message) for w in caught] == [str(w.message) for w in expected]
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.integers(0, 6), st.integers(0, 2)), min_size=1, max_size=30))
 def test_random_small_tables(rows):
     """Scores with many ties, up to three groups (some with one class only)."""

@@ -135,3 +135,12 @@ def test_partial_area_named_in_the_header_and_footnote():
     table = publication_table(r, method_options={"bootstrap": {"n_boot": 50, "seed": 1}})
     assert table.cells.columns[-1] == "Partial AUROC, specificity 0.8-1 (95% CI)"
     assert "estimator A' (Mann-Whitney), specificity 0.8-1." in table.note
+
+
+def test_heterogeneity_footnote_with_several_scores_and_an_overall_row():
+    df = cohort().with_columns(t=pl.col("s") + pl.Series(np.random.default_rng(1).normal(size=900)))
+    table = publication_table([auroc(df, "y", ["s", "t"]), auroc(df, "y", ["s", "t"], by="site")],
+                              heterogeneity="default")
+    test = auroc(df, "y", ["s", "t"], by="site").heterogeneity().to_polars()
+    p = dict(zip(test["score"].to_list(), test["p_value"].to_list()))
+    assert f"s {format_p(p['s'])}; t {format_p(p['t'])}." in table.note

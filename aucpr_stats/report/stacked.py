@@ -112,18 +112,17 @@ def heterogeneity_footnote(results: list, heterogeneity: Any, level: float, labe
         return ""
     texts = []
     for r in results:
-        if not getattr(r, "by", None) or not hasattr(r, "heterogeneity"):
-            continue
+        if not [c for c in getattr(r, "by", ()) if c != "score"] or not hasattr(r, "heterogeneity"):
+            continue  # ungrouped (several scores give only a `score` key): nothing to test across
         method = heterogeneity.get(r.metric) if isinstance(heterogeneity, Mapping) else heterogeneity
         if method is None:
             continue
         test = r.heterogeneity(method=None if method == "default" else method)
         frame = test.to_polars()
-        several = frame.height > 1
+        varying = [c for c in (*split_columns(r), "estimator") if c in frame.columns and frame[c].n_unique() > 1]
         values = []
         for row in frame.iter_rows(named=True):
-            what = ", ".join(label(str(row[c]), pretty_name(str(row[c]))) for c in (*split_columns(r), "estimator")
-                             if several and c in row and row[c] is not None)
+            what = ", ".join(label(str(row[c]), pretty_name(str(row[c]))) for c in varying if row[c] is not None)
             values.append(f"{what + ' ' if what else ''}{format_p(row['p_value'])}")
         groups = " \u00d7 ".join(label(c) for c in test.across)
         how = f"{label(test.method, pretty_name(test.method))} variances, {test.scale} scale"

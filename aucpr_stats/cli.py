@@ -10,9 +10,7 @@ the user unless ``--debug`` asks for it.
 from __future__ import annotations
 
 import argparse
-import io
 import os
-import re
 import sys
 import textwrap
 import traceback
@@ -30,6 +28,8 @@ from . import _validate
 from .exceptions import InputError
 from .ingest.checks import NO_ROWS
 from .report import FORMATS, publication_table
+from .cli_io import (FILE_FORMATS, STDIN, csv_text, escape_formulas,  # noqa: F401 (escape_formulas: kept importable)
+                     output_format, positive_value, read_input, source_name)
 
 __all__ = ["main", "build_parser"]
 
@@ -46,28 +46,6 @@ _OPTION_NAMES = {
     "`n_boot`": "--n-boot",
     "`seed`": "--seed",
 }
-
-#: First characters that make a spreadsheet read a CSV cell as a formula (OWASP's list:
-#: '=', '+', '-', '@', tab and carriage return); such text cells get a leading "'".
-FORMULA_START = r"^[=+\-@\t\r]"
-
-#: A text cell that is one plain number ("-0.05", "+1e-3") is left alone: a spreadsheet reads it as that number.
-PLAIN_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
-
-#: Cell texts read as missing in CSV/TSV files (besides empty cells), as R and Excel write them.
-MISSING_TEXT = ["NA", "N/A", "NULL", "null"]
-
-#: The file name that reads standard input (CSV).
-STDIN = "-"
-
-#: Input files by extension: the CSV separator, or None for Parquet; ".gz" files are gzip-compressed.
-INPUT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".csv.gz": ",", ".tsv.gz": "\t", ".parquet": None}
-
-#: The output format that an ``--output`` file's extension implies when ``--format`` is not given.
-OUTPUT_SUFFIXES = {".md": "markdown", ".tex": "latex", ".html": "html", ".csv": "csv", ".txt": "text",
-                   ".docx": "docx"}
-#: Output formats written only to a file (``--output``), never to the screen.
-FILE_FORMATS = ("docx",)
 
 #: Interval methods that resample and so take ``--seed``.
 RESAMPLING_METHODS = ("bootstrap", "cross_validation")
@@ -222,82 +200,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _source(name: str) -> str:
-    """The input as messages name it: ``standard input`` for ``-``, otherwise the quoted file name."""
-    return "standard input" if name == STDIN else f"file {name!r}"
-
-
-def _input_suffix(name: str) -> str:
-    """The extension of an input file among :data:`INPUT_SUFFIXES` (``".csv.gz"`` counts as one)."""
-    lower = name.lower()
-    suffix = next((s for s in sorted(INPUT_SUFFIXES, key=len, reverse=True) if lower.endswith(s)), None)
-    if suffix is None:
-        raise InputError(f"file {name!r}: expected one of {', '.join(INPUT_SUFFIXES)} (or - for standard input); "
-                         f"got {''.join(Path(name).suffixes) or 'no extension'}")
-    return suffix
-
-
-def _read_csv_bytes(data: bytes, separator: str) -> pl.LazyFrame:
-    """CSV text held in memory (standard input, a decompressed file), types inferred from every row."""
-    return pl.read_csv(io.BytesIO(data), separator=separator, null_values=MISSING_TEXT,
-                       infer_schema_length=None).lazy()
-
-
-def _read(name: str) -> pl.LazyFrame:
-    if name == STDIN:
-        if sys.stdin is None or sys.stdin.isatty():
-            raise InputError("file - reads CSV from standard input; pipe a file into it (... | aucpr-stats - ...)")
-        stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
-        if not data.strip():
-            raise InputError("standard input (file -) is empty; expected CSV with a header line")
-        return _read_csv_bytes(data, ",")
-    path = Path(name)
-    if not path.exists():
-        raise InputError(f"file {name!r} does not exist")
-    suffix = _input_suffix(name)
-    separator = INPUT_SUFFIXES[suffix]
-    if separator is None:
-        return pl.scan_parquet(path)
-    if suffix.endswith(".gz"):
-        import gzip
-
-        try:
-            with gzip.open(path, "rb") as handle:
-                data = handle.read()
-        except (OSError, EOFError) as exc:
-            raise InputError(f"file {name!r} is not a readable gzip file: {exc}") from None
-        return _read_csv_bytes(data, separator)
-    # the column types are inferred from every row (infer_schema_length=None): a score column whose
-    # integers turn into decimals late in the file is read as decimals, not refused at that row.
-    # Inferred once, then given as the schema, so no later query reads the whole file to infer it again.
-    options = dict(separator=separator, null_values=MISSING_TEXT)
-    schema = pl.scan_csv(path, infer_schema_length=None, **options).collect_schema()
-    return pl.scan_csv(path, schema=schema, **options)
-
-
-def _positive_value(text: str | None, frame: pl.LazyFrame, outcome: str | None):
-    """Read ``--positive`` in the type of the outcome column (text on the command line)."""
-    if text is None or outcome is None:
-        return text
-    dtype = frame.collect_schema().get(outcome)
-    if dtype is None:
-        return text
-    if dtype == pl.Boolean:
-        return text.lower() in ("true", "1", "yes")
-    if dtype.is_integer():
-        try:
-            return int(text)
-        except ValueError:
-            return text
-    if dtype.is_float():
-        try:
-            return float(text)
-        except ValueError:
-            return text
-    return text
-
-
 def _columns(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """(outcome, score, by) from --formula or from --outcome/--score/--by."""
     if args.formula is not None:
@@ -339,64 +241,9 @@ def _raw_frame(results: list, method: Any, level: float, options: dict) -> pl.Da
     return pl.concat(parts, how="diagonal_relaxed")
 
 
-def escape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
-    """Text cells (and column names) that a spreadsheet would run as a formula, prefixed with ``'``.
-
-    The OWASP convention for CSV injection: a text cell that begins with ``=``,
-    ``+``, ``-``, ``@``, a tab or a carriage return gets a leading single
-    quote. Numeric columns are never touched (-0.5 stays a number), nor a text
-    cell that is one plain number.
-    """
-    text = [name for name, dtype in frame.schema.items()
-            if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum)]
-    if text:
-        frame = frame.with_columns(pl.col(text).cast(pl.String)).with_columns(
-            pl.when(pl.col(c).str.contains(FORMULA_START) & ~pl.col(c).str.contains(PLAIN_NUMBER))
-            .then(pl.lit("'") + pl.col(c)).otherwise(pl.col(c)).alias(c)
-            for c in text
-        )
-
-    def name(c: str) -> str:
-        return f"'{c}" if re.match(FORMULA_START, c) and not re.match(PLAIN_NUMBER, c) else c
-
-    return frame.rename({c: name(c) for c in frame.columns if name(c) != c})
-
-
-def _csv(frame_or_table: Any) -> str:
-    """CSV text with formula-like cells escaped, from a frame or a publication table."""
-    if isinstance(frame_or_table, pl.DataFrame):
-        return escape_formulas(frame_or_table).write_csv()
-    import attrs
-
-    return attrs.evolve(frame_or_table, cells=escape_formulas(frame_or_table.cells)).to_csv()
-
-
-def _output_format(output: str | None, format: str | None) -> str:
-    """The output format: ``--format``, or the one the ``--output`` extension implies (text on the screen).
-
-    An ``--output`` extension of :data:`OUTPUT_SUFFIXES` that names another
-    format than ``--format`` is an error; so is an unknown extension without
-    ``--format`` (one line naming the accepted ones).
-    """
-    if not output:
-        return format or "text"
-    suffix = Path(output).suffix.lower()
-    implied = OUTPUT_SUFFIXES.get(suffix)
-    if format is None:
-        if implied is None:
-            accepted = ", ".join(f"{s} ({f})" for s, f in OUTPUT_SUFFIXES.items())
-            raise InputError(f"--output {output!r}: cannot tell the format from the extension "
-                             f"{suffix or '(none)'}; use one of {accepted} or give --format")
-        return implied
-    if implied is not None and implied != format:
-        raise InputError(f"--format {format} contradicts --output {output!r} (a {suffix} file is {implied}); "
-                         "drop --format or change the extension")
-    return format
-
-
 def _check_output(args: argparse.Namespace) -> None:
     """The output format, and an existing --output file overwritten only with --force (before any work)."""
-    args.format = _output_format(args.output, args.format)
+    args.format = output_format(args.output, args.format)
     if args.format in FILE_FORMATS and not args.output:
         raise InputError(f"--format {args.format} writes a file: give --output FILE.{args.format}")
     if args.format in FILE_FORMATS and (args.raw or args.compare):
@@ -423,10 +270,10 @@ def _run(args: argparse.Namespace) -> Any:
         raise InputError(f"--digits must be 0 or more; got {args.digits}")
     if args.raw and args.format not in ("text", "csv"):
         raise InputError(f"--raw prints text or csv; got --format {args.format}")
-    frame = _read(args.file)
+    frame = read_input(args.file)
     outcome, score, by = _columns(args)
-    positive = _positive_value(args.positive, frame, outcome)
-    args.negative = [_positive_value(t, frame, outcome) for t in args.negative] if args.negative else None
+    positive = positive_value(args.positive, frame, outcome)
+    args.negative = [positive_value(t, frame, outcome) for t in args.negative] if args.negative else None
     metrics = list(dict.fromkeys(args.metric or ["aucpr"]))
     partial = _partial_options(args, metrics)
     if args.compare:
@@ -474,7 +321,7 @@ def _run(args: argparse.Namespace) -> Any:
             raise InputError("--overall is for the publication table; drop it with --raw")
         raw = _raw_frame(results, method, args.level, method_options)
         if args.format == "csv":
-            return _csv(raw)
+            return csv_text(raw)
         from .report import text_table
 
         return text_table(raw, digits=max(args.digits, 4))
@@ -498,7 +345,7 @@ def _run(args: argparse.Namespace) -> Any:
         source = "standard input" if args.file == STDIN else args.file
         title = f"{' and '.join(m.upper() for m in metrics)} of {scores} for outcome {outcome}{grouping} ({source})"
         return f"{title}\n\n{table.to_text()}"
-    return _csv(table) if args.format == "csv" else table.render(args.format)
+    return csv_text(table) if args.format == "csv" else table.render(args.format)
 
 
 def _partial_options(args: argparse.Namespace, metrics: list[str]) -> dict[str, dict]:
@@ -552,7 +399,7 @@ def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, sc
             parts.append(f"Paired comparison of {metric.upper()} for outcome {outcome}{grouping} ({source})"
                          f"\n\n{table.to_text()}")
         else:
-            parts.append(_csv(table) if args.format == "csv" else table.render(args.format))
+            parts.append(csv_text(table) if args.format == "csv" else table.render(args.format))
     return "\n\n".join(parts)
 
 
@@ -594,12 +441,12 @@ def main(argv: list[str] | None = None) -> int:
         for python, option in _OPTION_NAMES.items():  # speak in options, not keyword arguments
             message = message.replace(python, option)
         if message == NO_ROWS:
-            message = f"{_source(args.file)} has no rows, only column names"
+            message = f"{source_name(args.file)} has no rows, only column names"
         if isinstance(exc, NotImplementedError):
             message += " (try --interval none)"
         return _fail(args, f"{PROG}: error: {message}", 2)
     except pl.exceptions.PolarsError as exc:
-        return _fail(args, f"{PROG}: error reading {_source(args.file)}: {_first_line(exc)}", 2)
+        return _fail(args, f"{PROG}: error reading {source_name(args.file)}: {_first_line(exc)}", 2)
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -626,6 +473,3 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 # The helpers the subcommands (``aucpr_stats.cli_commands``) share with the main command.
-read_input = _read
-positive_value = _positive_value
-output_format = _output_format

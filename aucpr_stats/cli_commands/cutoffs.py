@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
 
     def work() -> str:
-        from ..cli import output_format, positive_value, read_input
+        from ..cli_io import output_format, positive_value, read_input
         from ..thresholds import cutoffs
 
         fmt = output_format(args.output, args.format)

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
 
     def work() -> str:
-        from ..cli import output_format
+        from ..cli_io import output_format
         from ..estimators import DEFAULT_PR_ESTIMATOR
         from ..planning import power, sample_size
 

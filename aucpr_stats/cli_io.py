@@ -1,0 +1,173 @@
+"""The command line's input and output: reading CSV, TSV (gzip too), Parquet or standard input, and writing tables.
+
+Shared by ``aucpr-stats`` (:mod:`aucpr_stats.cli`) and its subcommands
+(:mod:`aucpr_stats.cli_commands`): one way to read a file, one rule for the
+output format, one CSV escape.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .exceptions import InputError
+
+__all__ = ["STDIN", "MISSING_TEXT", "INPUT_SUFFIXES", "OUTPUT_SUFFIXES", "FILE_FORMATS", "source_name",
+           "input_suffix", "read_input", "positive_value", "escape_formulas", "csv_text", "output_format"]
+
+#: First characters that make a spreadsheet read a CSV cell as a formula (OWASP's list:
+#: '=', '+', '-', '@', tab and carriage return); such text cells get a leading "'".
+FORMULA_START = r"^[=+\-@\t\r]"
+
+#: A text cell that is one plain number ("-0.05", "+1e-3") is left alone: a spreadsheet reads it as that number.
+PLAIN_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+
+#: Cell texts read as missing in CSV/TSV files (besides empty cells), as R and Excel write them.
+MISSING_TEXT = ["NA", "N/A", "NULL", "null"]
+
+#: The file name that reads standard input (CSV).
+STDIN = "-"
+
+#: Input files by extension: the CSV separator, or None for Parquet; ".gz" files are gzip-compressed.
+INPUT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".csv.gz": ",", ".tsv.gz": "\t", ".parquet": None}
+
+#: The output format that an ``--output`` file's extension implies when ``--format`` is not given.
+OUTPUT_SUFFIXES = {".md": "markdown", ".tex": "latex", ".html": "html", ".csv": "csv", ".txt": "text",
+                   ".docx": "docx"}
+#: Output formats written only to a file (``--output``), never to the screen.
+FILE_FORMATS = ("docx",)
+
+def source_name(name: str) -> str:
+    """The input as messages name it: ``standard input`` for ``-``, otherwise the quoted file name."""
+    return "standard input" if name == STDIN else f"file {name!r}"
+
+
+def input_suffix(name: str) -> str:
+    """The extension of an input file among :data:`INPUT_SUFFIXES` (``".csv.gz"`` counts as one)."""
+    lower = name.lower()
+    suffix = next((s for s in sorted(INPUT_SUFFIXES, key=len, reverse=True) if lower.endswith(s)), None)
+    if suffix is None:
+        raise InputError(f"file {name!r}: expected one of {', '.join(INPUT_SUFFIXES)} (or - for standard input); "
+                         f"got {''.join(Path(name).suffixes) or 'no extension'}")
+    return suffix
+
+
+def read_csv_bytes(data: bytes, separator: str) -> pl.LazyFrame:
+    """CSV text held in memory (standard input, a decompressed file), types inferred from every row."""
+    return pl.read_csv(io.BytesIO(data), separator=separator, null_values=MISSING_TEXT,
+                       infer_schema_length=None).lazy()
+
+
+def read_input(name: str) -> pl.LazyFrame:
+    if name == STDIN:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise InputError("file - reads CSV from standard input; pipe a file into it (... | aucpr-stats - ...)")
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+        if not data.strip():
+            raise InputError("standard input (file -) is empty; expected CSV with a header line")
+        return read_csv_bytes(data, ",")
+    path = Path(name)
+    if not path.exists():
+        raise InputError(f"file {name!r} does not exist")
+    suffix = input_suffix(name)
+    separator = INPUT_SUFFIXES[suffix]
+    if separator is None:
+        return pl.scan_parquet(path)
+    if suffix.endswith(".gz"):
+        import gzip
+
+        try:
+            with gzip.open(path, "rb") as handle:
+                data = handle.read()
+        except (OSError, EOFError) as exc:
+            raise InputError(f"file {name!r} is not a readable gzip file: {exc}") from None
+        return read_csv_bytes(data, separator)
+    # the column types are inferred from every row (infer_schema_length=None): a score column whose
+    # integers turn into decimals late in the file is read as decimals, not refused at that row.
+    # Inferred once, then given as the schema, so no later query reads the whole file to infer it again.
+    options = dict(separator=separator, null_values=MISSING_TEXT)
+    schema = pl.scan_csv(path, infer_schema_length=None, **options).collect_schema()
+    return pl.scan_csv(path, schema=schema, **options)
+
+
+def positive_value(text: str | None, frame: pl.LazyFrame, outcome: str | None):
+    """Read ``--positive`` in the type of the outcome column (text on the command line)."""
+    if text is None or outcome is None:
+        return text
+    dtype = frame.collect_schema().get(outcome)
+    if dtype is None:
+        return text
+    if dtype == pl.Boolean:
+        return text.lower() in ("true", "1", "yes")
+    if dtype.is_integer():
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    if dtype.is_float():
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    return text
+
+
+def escape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    """Text cells (and column names) that a spreadsheet would run as a formula, prefixed with ``'``.
+
+    The OWASP convention for CSV injection: a text cell that begins with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return gets a leading single
+    quote. Numeric columns are never touched (-0.5 stays a number), nor a text
+    cell that is one plain number.
+    """
+    text = [name for name, dtype in frame.schema.items()
+            if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum)]
+    if text:
+        frame = frame.with_columns(pl.col(text).cast(pl.String)).with_columns(
+            pl.when(pl.col(c).str.contains(FORMULA_START) & ~pl.col(c).str.contains(PLAIN_NUMBER))
+            .then(pl.lit("'") + pl.col(c)).otherwise(pl.col(c)).alias(c)
+            for c in text
+        )
+
+    def name(c: str) -> str:
+        return f"'{c}" if re.match(FORMULA_START, c) and not re.match(PLAIN_NUMBER, c) else c
+
+    return frame.rename({c: name(c) for c in frame.columns if name(c) != c})
+
+
+def csv_text(frame_or_table: Any) -> str:
+    """CSV text with formula-like cells escaped, from a frame or a publication table."""
+    if isinstance(frame_or_table, pl.DataFrame):
+        return escape_formulas(frame_or_table).write_csv()
+    import attrs
+
+    return attrs.evolve(frame_or_table, cells=escape_formulas(frame_or_table.cells)).to_csv()
+
+
+def output_format(output: str | None, format: str | None) -> str:
+    """The output format: ``--format``, or the one the ``--output`` extension implies (text on the screen).
+
+    An ``--output`` extension of :data:`OUTPUT_SUFFIXES` that names another
+    format than ``--format`` is an error; so is an unknown extension without
+    ``--format`` (one line naming the accepted ones).
+    """
+    if not output:
+        return format or "text"
+    suffix = Path(output).suffix.lower()
+    implied = OUTPUT_SUFFIXES.get(suffix)
+    if format is None:
+        if implied is None:
+            accepted = ", ".join(f"{s} ({f})" for s, f in OUTPUT_SUFFIXES.items())
+            raise InputError(f"--output {output!r}: cannot tell the format from the extension "
+                             f"{suffix or '(none)'}; use one of {accepted} or give --format")
+        return implied
+    if implied is not None and implied != format:
+        raise InputError(f"--format {format} contradicts --output {output!r} (a {suffix} file is {implied}); "
+                         "drop --format or change the extension")
+    return format

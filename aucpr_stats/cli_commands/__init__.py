@@ -16,7 +16,7 @@ from typing import Callable
 
 import polars as pl
 
-__all__ = ["main", "run", "render", "SUBCOMMANDS", "FORMATS"]
+__all__ = ["main", "run", "render", "add_output_arguments", "checked_format", "SUBCOMMANDS", "FORMATS"]
 
 #: Output formats of the subcommands.
 FORMATS = ("text", "csv", "markdown")
@@ -33,11 +33,31 @@ def main(argv: list[str]) -> int:
     return command.main(argv[1:])
 
 
+def add_output_arguments(parser, digits: int) -> None:
+    """The output options every subcommand takes: --format, --output, --force, --digits, --debug."""
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help="text, csv or markdown (default: from the --output extension, else text)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (.txt, .csv, .md)")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing --output file")
+    parser.add_argument("--digits", type=int, default=digits, help=f"decimals shown (default {digits})")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
+
+
+def checked_format(command: str, args) -> str:
+    """The output format of a subcommand: --format or the --output extension, among :data:`FORMATS`."""
+    from ..cli_io import output_format
+
+    fmt = output_format(args.output, args.format)
+    if fmt not in FORMATS:
+        raise ValueError(f"{command} writes {', '.join(FORMATS)}; got {fmt}")
+    return fmt
+
+
 def render(frame: pl.DataFrame, text: str, fmt: str, digits: int) -> str:
     """A result frame as ``fmt``: ``text`` (its summary), ``csv`` (formula-like cells escaped) or ``markdown``."""
     if fmt == "text":
         return text
-    from ..cli import escape_formulas
+    from ..cli_io import escape_formulas
 
     if fmt == "csv":
         return escape_formulas(frame).write_csv()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import FORMATS, render, run
+from . import add_output_arguments, checked_format, render, run
 
 __all__ = ["build_parser", "main"]
 
@@ -53,12 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     parser.add_argument("--prevalence", type=float, default=None, metavar="P",
                         help="PPV and NPV at this prevalence (Bayes' theorem) instead of the observed one")
-    parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="text, csv or markdown (default: from the --output extension, else text)")
-    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (.txt, .csv, .md)")
-    parser.add_argument("--force", action="store_true", help="overwrite an existing --output file")
-    parser.add_argument("--digits", type=int, default=3, help="decimals shown (default 3)")
-    parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
+    add_output_arguments(parser, digits=3)
     return parser
 
 
@@ -67,12 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
 
     def work() -> str:
-        from ..cli_io import output_format, positive_value, read_input
+        from ..cli_io import positive_value, read_input
         from ..thresholds import cutoffs
 
-        fmt = output_format(args.output, args.format)
-        if fmt not in FORMATS:
-            raise ValueError(f"cutoffs writes {', '.join(FORMATS)}; got {fmt}")
+        fmt = checked_format("cutoffs", args)
         frame = read_input(args.file)
         score = args.score[0] if len(args.score) == 1 else args.score
         result = cutoffs(frame, args.outcome, score, args.by, threshold=args.threshold or "youden",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import FORMATS, render, run
+from . import add_output_arguments, checked_format, render, run
 
 __all__ = ["build_parser", "main"]
 
@@ -47,11 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--level", type=float, default=0.95, help="AUCPR: interval level (default 0.95)")
     parser.add_argument("--n-sim", type=int, default=400, help="AUCPR: simulated studies per size (default 400)")
     parser.add_argument("--seed", type=int, default=None, help="AUCPR: random seed")
-    parser.add_argument("--format", choices=FORMATS, default=None, help="text, csv or markdown")
-    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (.txt, .csv, .md)")
-    parser.add_argument("--force", action="store_true", help="overwrite an existing --output file")
-    parser.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
-    parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
+    add_output_arguments(parser, digits=4)
     return parser
 
 
@@ -60,13 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
 
     def work() -> str:
-        from ..cli_io import output_format
         from ..estimators import DEFAULT_PR_ESTIMATOR
         from ..planning import power, sample_size
 
-        fmt = output_format(args.output, args.format)
-        if fmt not in FORMATS:
-            raise ValueError(f"plan writes {', '.join(FORMATS)}; got {fmt}")
+        fmt = checked_format("plan", args)
         counts = (args.n_pos, args.n_neg)
         if any(c is not None for c in counts):
             if args.metric != "auroc" or None in counts or args.power is not None:

@@ -116,10 +116,26 @@ def test_no_rows(con):
 
 def test_a_tie_table_over_the_limit_is_refused_before_it_is_collected(con):
     rel = relation(con, cohort())  # about 60 distinct scores
-    with pytest.raises(TieTableTooLarge, match=r"max_tie_rows=10 rows.*Raise the limit"):
+    with pytest.raises(TieTableTooLarge, match=r"about \d+ rows \(estimated\), over max_tie_rows=10: refused before"):
         aucpr(sql_input(rel, max_tie_rows=10), "y", "s")
     with pytest.raises(TieTableTooLarge, match="paired rows"):
         compare(sql_input(rel, max_tie_rows=10), "y", ["s", "s2"])
+
+
+def test_the_exact_limit_backs_up_the_estimate(con, monkeypatch):
+    """Just over the limit (within the estimate's error): the LIMIT of the cell query refuses."""
+    from aucpr_stats.ingest import sql_source
+
+    n_cells = cohort()["s"].n_unique()
+    monkeypatch.setattr(sql_source, "_cell_estimate", lambda *args: [])  # no estimate: the exact check alone
+    with pytest.raises(TieTableTooLarge, match=f"more than {n_cells - 1:,} rows, over max_tie_rows"):
+        aucpr(sql_input(relation(con, cohort()), max_tie_rows=n_cells - 1), "y", "s")
+    exactly = aucpr(sql_input(relation(con, cohort()), max_tie_rows=n_cells), "y", "s").to_frame()
+    assert exactly.equals(aucpr(cohort(), "y", "s").to_frame())
+
+
+def test_a_table_within_the_limit_and_the_option_checks(con):
+    rel = relation(con, cohort())
     with pytest.warns(UserWarning):
         fine = aucpr(sql_input(rel, max_tie_rows=1000), "y", "s", by="site").to_frame()
     with pytest.warns(UserWarning):

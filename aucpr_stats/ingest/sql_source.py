@@ -178,8 +178,11 @@ def _check_types(table: SqlTable, spec: ColumnSpec) -> None:
     negative_coding(spec, y_type)
 
 
-def _stats(table: SqlTable, spec: ColumnSpec, sql: _Sql) -> tuple[dict, dict]:
-    """One query for the counts :func:`~.checks.check_stats` reads, and the directions of the scores."""
+def _stats(table: SqlTable, spec: ColumnSpec, sql: _Sql, extra: tuple = ()) -> tuple[dict, dict]:
+    """One query for the counts :func:`~.checks.check_stats` reads, and the directions of the scores.
+
+    ``extra``: more ``expression AS name`` items for the same pass (the estimated size of the tie table).
+    """
     q = table.dialect.quote
     y = q(spec.outcome)
     valid_y = f"CASE WHEN NOT {sql.y_missing} THEN {y} END"
@@ -200,7 +203,7 @@ def _stats(table: SqlTable, spec: ColumnSpec, sql: _Sql) -> tuple[dict, dict]:
             for kind, cls in (("neg", f"NOT {sql.positive}"), ("pos", sql.positive)):
                 parts.append(table.dialect.median.format(f"CASE WHEN {usable} AND {cls} THEN {value} END")
                              + f" AS {kind}_{i}")
-    stats = table.run(f"SELECT {', '.join(parts)} FROM {TABLE}").row(0, named=True)
+    stats = table.run(f"SELECT {', '.join([*parts, *extra])} FROM {TABLE}").row(0, named=True)
     # counts as Python ints (engines may return decimals); levels and medians as they are
     stats = {k: v if v is None or k in ("y_min", "y_max") or k.startswith(("neg_", "pos_")) else int(v)
              for k, v in stats.items()}
@@ -230,11 +233,22 @@ def _float_scores(cells: pl.DataFrame, column: str, direction: str) -> pl.DataFr
     return cells.with_columns(expression.alias(column))
 
 
-def _too_large(table: SqlTable, what: str) -> TieTableTooLarge:
+def _cell_estimate(table: SqlTable, spec: ColumnSpec, by: list[str], paired: bool) -> list[str]:
+    """``approx_count_distinct`` items estimating the rows the tables would collect (HyperLogLog, same pass)."""
+    q = table.dialect.quote
+    if paired:
+        return [f"approx_count_distinct(hash({', '.join(q(c) for c in [*by, spec.outcome, *spec.scores])})) "
+                "AS __aucpr_cells_0"]
+    return [f"approx_count_distinct(hash({', '.join(q(c) for c in [*by, name])})) AS __aucpr_cells_{i}"
+            for i, name in enumerate(spec.scores)]
+
+
+def _too_large(table: SqlTable, what: str, estimate: int | None = None) -> TieTableTooLarge:
     limit = table.max_tie_rows
+    size = f"about {estimate:,} rows (estimated)" if estimate else f"more than {limit:,} rows"
     return TieTableTooLarge(
-        f"the {what} of this {table.dialect.name} input has more than max_tie_rows={limit:,} rows; collecting "
-        f"them would bring more than {limit:,} rows into Python. Raise the limit with "
+        f"the {what} of this {table.dialect.name} input has {size}, over max_tie_rows={limit:,}: refused"
+        f"{' before collecting it' if estimate else ''}. Raise the limit with "
         "aucpr_stats.ingest.sql_input(data, max_tie_rows=...) if the driver has the memory (about 40 bytes a "
         "row), or coarsen the scores (e.g. round them) in the engine first"
     )
@@ -279,7 +293,8 @@ def _keys_of(cells: pl.DataFrame, keys_by: list[str], n_rows: int, n_missing: in
             .sort(keys_by, nulls_last=True))
 
 
-def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, paired: bool) -> Collected:
+def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, paired: bool, *,
+             estimate_cells: bool = True) -> Collected:
     """Check counts in one query; the tables, once the checks passed, from the engine's cells.
 
     Parameters
@@ -292,6 +307,9 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
         Grouped on last.
     paired : bool
         Several scores on the same rows (paired comparisons).
+    estimate_cells : bool
+        Estimate the size of the tie table in the pass of the checks (HyperLogLog), so that
+        ``build()`` refuses a table clearly over the limit before running the cell queries.
 
     Returns
     -------
@@ -307,7 +325,9 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
     """
     _check_types(table, spec)
     sql = sql_conditions(table, spec)
-    stats, directions = _stats(table, spec, sql)
+    extra = _cell_estimate(table, spec, [*by, *((fold,) if fold else ())], paired) if estimate_cells else []
+    stats, directions = _stats(table, spec, sql, tuple(extra))
+    estimate = sum(int(stats.pop(k) or 0) for k in [k for k in stats if k.startswith("__aucpr_cells_")])
     q = table.dialect.quote
     group_cols = [*by, *((fold,) if fold else ())]
 
@@ -327,6 +347,11 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
         return [(level, int(n)) for level, n in counts.iter_rows()]
 
     def build() -> tuple:
+        # refused before any cell is collected when the estimate is clearly over the limit (HyperLogLog errs
+        # by a few percent); the LIMIT of the cell queries is the exact check
+        if estimate > 1.1 * table.max_tie_rows:
+            raise _too_large(table, "paired rows (distinct (group, outcome, scores) combinations)" if paired
+                             else "tie table (distinct (group, score) pairs)", estimate)
         if paired:
             return _paired(table, spec, sql, by, directions)
         keys_by = [*by, *((_K,) if spec.multi_score else ()), *((fold,) if fold else ())]

@@ -199,7 +199,7 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
         if not table.schema[counts].is_integer():
             raise InputTypeError(f"`counts` column {counts!r} must hold integers; got type {table.schema[counts]}")
         weight = f"CAST({table.dialect.quote(counts)} AS BIGINT)"
-    collected = read_sql(table, spec, spec.by, None, False)
+    collected = read_sql(table, spec, spec.by, None, False, estimate_cells=False)
     check_stats(collected.stats, spec, collected.examples, collected.level_counts)
     sql = sql_conditions(table, spec)
     frame = table.run(_query(table, spec, sql, spec.by, weight, collected.directions[spec.score], ties))

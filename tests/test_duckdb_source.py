@@ -61,6 +61,10 @@ def test_detected_without_importing_the_engine(con):
     assert backend_of(con.sql("SELECT 1 AS y")) == "duckdb"
     assert backend_of("data/part-*.PARQUET") == "parquet"
     assert backend_of("y ~ s") is None and backend_of(cohort()) is None
+    # Spark's classic and Connect DataFrames, by their module and name (no pyspark needed)
+    for module in ("pyspark.sql.classic.dataframe", "pyspark.sql.connect.dataframe", "pyspark.sql.dataframe"):
+        fake = type("DataFrame", (), {"__module__": module})()
+        assert backend_of(fake) == "spark"
 
 
 def test_ties_across_classes_follow_the_default_tie_rule(con):

@@ -72,8 +72,11 @@ def test_detection_errors_and_the_limit(spark):
         assert re.sub(r"first rows: [^)]*", "", str(got.value)) == re.sub(r"first rows: [^)]*", "", str(expected.value))
     with pytest.raises(MissingValueError, match="first rows: not numbered, Spark tables have no row order"):
         aucpr(df, "y", "s")
-    with pytest.raises(TieTableTooLarge, match="Spark input"):
+    with pytest.raises(TieTableTooLarge, match=r"Spark input has about \d+ rows \(estimated\)"):
         compare(sql_input(df, max_tie_rows=5), "y", ["s", "s2"], missing="drop")
+    # a boolean outcome (its levels from MIN and MAX) and integer scores
+    flags = pl.DataFrame({"y": [True, False, True, False, False], "s": [3, 1, 2, 2, 0]})
+    assert aucpr(spark_frame(spark, flags), "y", "s").to_frame().equals(aucpr(flags, "y", "s").to_frame())
 
 
 def test_partial_sums_in_decimal_38(spark):

@@ -162,3 +162,13 @@ def test_scores_and_keys_of_many_types(con):
             expected = auroc(frame, "y", score, by="k").to_frame()
         with pytest.warns(UserWarning):
             assert auroc(relation(con, frame), "y", score, by="k").to_frame().equals(expected)
+
+
+def test_names_and_levels_that_need_quoting(con):
+    """Column names with spaces and quotes, an outcome level with a quote: quoted, not interpolated."""
+    frame = pl.DataFrame({"out come": ["it's", "no", "it's", "no", "no", "it's"],
+                          'sc"ore': [0.9, 0.1, 0.4, 0.5, 0.2, 0.8], "si te": ["a", "a", "b", "b", "a", "b"]})
+    expected = auroc(frame, "out come", 'sc"ore', by="si te", positive="it's").to_frame()
+    got = auroc(relation(con, frame), "out come", 'sc"ore', by="si te", positive="it's").to_frame()
+    assert got.equals(expected)
+    assert auroc('`out come` ~ `sc"ore` | `si te`', data=relation(con, frame), positive="it's").to_frame().equals(expected)

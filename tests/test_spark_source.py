@@ -77,6 +77,10 @@ def test_detection_errors_and_the_limit(spark):
     # a boolean outcome (its levels from MIN and MAX) and integer scores
     flags = pl.DataFrame({"y": [True, False, True, False, False], "s": [3, 1, 2, 2, 0]})
     assert aucpr(spark_frame(spark, flags), "y", "s").to_frame().equals(aucpr(flags, "y", "s").to_frame())
+    # names and levels that need quoting (Spark escapes with backslashes and backticks)
+    odd = pl.DataFrame({"out `come": ["it's", "no\\", "it's", "no\\"], "s c": [0.9, 0.1, 0.4, 0.5]})
+    assert (aucpr(spark_frame(spark, odd), "out `come", "s c", positive="it's").to_frame()
+            .equals(aucpr(odd, "out `come", "s c", positive="it's").to_frame()))
 
 
 def test_partial_sums_in_decimal_38(spark):

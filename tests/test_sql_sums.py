@@ -145,11 +145,24 @@ def test_errors(con):
     with pytest.raises(MissingValueError) as expected:
         aucpr(frame, "y", "s")
     assert str(got.value) == str(expected.value)
-    with pytest.raises(InputError, match="one `score` column"):
-        sql_sums(rel, "y", ["s", "s2"])
     with pytest.raises(InputTypeError, match="`counts` column 'label' must hold integers"):
         sql_sums(rel, "y", "s2", counts="label")
     with pytest.raises(InputTypeError, match="must be a DuckDB relation"):
         sql_sums(frame, "y", "s2")
     with pytest.raises(InputError, match="single level"):
         sql_sums(con.sql("SELECT 1 AS y, 0.5 AS s"), "y", "s")
+
+
+def test_several_scores_from_a_parquet_path(tmp_path):
+    """A ``score`` key after ``by``, in the order given; missing values judged per score; a Parquet path."""
+    frame = with_missing(cohort())
+    frame.write_parquet(tmp_path / "cohort.parquet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = sql_sums(str(tmp_path / "cohort.parquet"), "y", ["s2", "s"], by="sex", missing="drop")
+        pr = aucpr(frame, "y", ["s2", "s"], by="sex", estimator="average_precision", missing="drop").to_frame()
+        roc = auroc(frame, "y", ["s2", "s"], by="sex", missing="drop").to_frame()
+    assert got.select("sex", "score", "n_pos", "n_neg", "n_missing").equals(
+        pr.select("sex", "score", "n_pos", "n_neg", "n_missing"))
+    np.testing.assert_allclose(got["average_precision"].to_numpy(), pr["estimate"].to_numpy(), rtol=TOL)
+    np.testing.assert_allclose(got["a_prime"].to_numpy(), roc["estimate"].to_numpy(), rtol=TOL)

@@ -44,8 +44,9 @@ import numpy as np
 import polars as pl
 
 from .. import _validate
+from .._validate import SCORE_KEY
 from ..estimators.tie_blocks import ties_iv
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputTypeError
 from ..intervals import newcombe_interval, truncate, wald_interval
 from .backends import is_backend_input, sql_table
 from .checks import check_key_names, check_stats
@@ -79,10 +80,9 @@ def _crossing(a: str, f: str, b: str, n: str) -> str:
     return f"CASE WHEN {c} > 0 THEN ({a} * ({phi1}) + {b} * ({phi2})) / NULLIF({c}, 0) ELSE {b} / NULLIF({d}, 0) END"
 
 
-def _query(table: SqlTable, spec, sql, by: tuple, weight: str, direction: str, ties: str) -> str:
+def _query(table: SqlTable, name: str, sql, by: tuple, weight: str, direction: str, ties: str) -> str:
     q = table.dialect.quote
     wide = table.dialect.wide_integer
-    name = spec.score
     missing = f"({sql.y_missing} OR {sql.s_missing[name]})"
     keys = [q(c) for c in by]
     score = f"CASE WHEN {missing} THEN NULL ELSE {q(name)} END"
@@ -150,8 +150,10 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
     Parameters
     ----------
     data : duckdb.DuckDBPyRelation, Parquet path or pyspark.sql.DataFrame
-    outcome, score : str
-        One score column.
+    outcome : str
+    score : str or list of str
+        Several scores add a ``score`` key column after the ``by`` keys (one
+        query per score; missing values judged per score, as for frames).
     by : str or list of str, optional
     positive, negative, missing, direction, ties, level
         As for :func:`aucpr_stats.aucpr` and :func:`aucpr_stats.auroc`
@@ -163,7 +165,7 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
     Returns
     -------
     polars.DataFrame
-        The keys (sorted ascending, nulls last), then :data:`SUM_COLUMNS`:
+        The keys (sorted ascending, nulls last; then ``score``), then :data:`SUM_COLUMNS`:
         ``se``, ``lower`` and ``upper`` are DeLong's standard error of A' and
         its interval at ``level`` as ``conf_int(method="delong")`` gives it
         (Newcombe's score interval at the boundary, truncated to [0, 1]); NaN estimates for groups without both
@@ -187,8 +189,6 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
                              f"got {type(data).__name__}")
     spec = _validate.column_spec_iv(data, outcome, score, by, positive, missing, negative=negative,
                                     direction=direction)
-    if spec.multi_score:
-        raise InputError("sql_sums() takes one `score` column; call it once per score")
     ties = ties_iv(ties)
     level = _validate.level_iv(level)
     check_key_names(spec.by)
@@ -202,9 +202,31 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
     collected = read_sql(table, spec, spec.by, None, False, estimate_cells=False)
     check_stats(collected.stats, spec, collected.examples, collected.level_counts)
     sql = sql_conditions(table, spec)
-    frame = table.run(_query(table, spec, sql, spec.by, weight, collected.directions[spec.score], ties))
-    if spec.by:
-        frame = frame.sort(list(spec.by), nulls_last=True)
+    by = list(spec.by)
+    parts = []
+    for name in spec.scores:
+        frame = _one_score(table.run(_query(table, name, sql, spec.by, weight, collected.directions[name],
+                                                   ties)), by, level)
+        parts.append(frame.with_columns(pl.lit(name).alias(SCORE_KEY)).select(by + [SCORE_KEY] + list(SUM_COLUMNS))
+                     if spec.multi_score else frame)
+    out = pl.concat(parts) if len(parts) > 1 else parts[0]
+    key_columns = by + ([SCORE_KEY] if spec.multi_score else [])
+    if spec.multi_score:  # keys first, then the scores in the order given (as the other results)
+        order = {name: i for i, name in enumerate(spec.scores)}
+        out = (out.with_columns(pl.col(SCORE_KEY).replace_strict(order, return_dtype=pl.Int64).alias("__aucpr_k"))
+               .sort([*by, "__aucpr_k"], nulls_last=True).drop("__aucpr_k"))
+    # the warnings of the entry points: missing keys (rows counted once), groups without both classes
+    first = parts[0]
+    rows = (first["n_pos"] + first["n_neg"] + first["n_missing"]).to_numpy()
+    warn_missing_keys([(name, int(rows[first[name].is_null().to_numpy()].sum())) for name in by], stacklevel=2)
+    warn_degenerate(out.select(key_columns), key_columns, out["note"].to_list(), stacklevel=2)
+    return out
+
+
+def _one_score(frame: pl.DataFrame, by: list[str], level: float) -> pl.DataFrame:
+    """The statistics of one score from the engine's sums per group (exact integers to the end)."""
+    if by:
+        frame = frame.sort(by, nulls_last=True)
     as_int = (lambda name: [int(v) for v in frame[name].to_list()])
     n_pos, n_neg = as_int("n_pos"), as_int("n_neg")
     u, q, r = as_int("u"), as_int("q"), as_int("r")
@@ -224,12 +246,7 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
     ap, lt = np.where(both, ap, np.nan), np.where(both, lt, np.nan)
     lower, upper = _delong_interval(a_prime, se, pos, neg, level)
     notes = group_notes(np.array(n_pos), np.array(n_neg))
-    keys = frame.select(list(spec.by))
-    rows = np.array(n_pos) + np.array(n_neg) + np.array(as_int("n_missing"))
-    # the warnings of the entry points: missing keys, groups without both classes
-    warn_missing_keys([(name, int(rows[keys[name].is_null().to_numpy()].sum())) for name in spec.by], stacklevel=2)
-    warn_degenerate(keys, list(spec.by), notes, stacklevel=2)
-    return pl.concat([keys, pl.DataFrame([
+    return pl.concat([frame.select(by), pl.DataFrame([
         pl.Series("n_pos", n_pos, dtype=pl.Int64), pl.Series("n_neg", n_neg, dtype=pl.Int64),
         pl.Series("n_missing", as_int("n_missing"), dtype=pl.Int64),
         pl.Series("average_precision", ap), pl.Series("lower_trapezoid", lt), pl.Series("a_prime", a_prime),

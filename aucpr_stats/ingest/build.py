@@ -5,7 +5,8 @@ of each class) and returns a :class:`~aucpr_stats.ties.TieTable`:
 
 * :func:`tie_table_from_sorted`: rows already sorted by group, then score
   descending (one O(n) pass);
-* :func:`tie_table_from_rows`: rows in any order (one packed-key argsort);
+* :func:`tie_table_from_rows`: rows in any order ((group, class) buckets and
+  value sorts for few large groups, one packed-key argsort for many small ones);
 * :func:`tie_table_from_counts`: rows that carry positive and negative counts
   (cells of a group-by, or the tie rows of finer segments merged into groups);
 * :func:`tie_table_from_classes` / :func:`merge_sorted_classes`: one group
@@ -16,10 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..resample.threads import thread_map, worker_threads
 from ..ties import TieTable
 
 __all__ = ["tie_table_from_sorted", "tie_table_from_rows", "tie_table_from_counts", "tie_table_from_classes",
-           "tie_table_from_class_buffers", "merge_sorted_classes", "distinct_ascending"]
+           "tie_table_from_class_buffers", "merge_sorted_classes", "distinct_ascending", "bucket_order",
+           "BUCKET_MIN_ROWS"]
 
 
 def tie_table_from_sorted(group: np.ndarray, score: np.ndarray, positive: np.ndarray,
@@ -211,15 +214,23 @@ def _descending_key(score: np.ndarray) -> np.ndarray:
 def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int) -> TieTable:
     """Build the tie tables of all groups from rows in any order.
 
-    Rows are ordered by one argsort of a single uint64 key, the group index in
-    the high bits and the score's order-preserving bit pattern (descending) in
-    the rest: one integer sort instead of a two-column sort. With ``b`` bits
-    for the group, the lowest ``b`` bits of the score pattern are dropped from
-    the key, so two distinct scores of one group that agree in all other bits
-    (a relative difference below about ``2**(b-52)``) can come out of order;
-    such groups are detected (a score rising within a group) and re-sorted
-    exactly. Ungrouped data (``n_groups == 1``) goes to
-    :func:`tie_table_from_classes`.
+    Two exact roads give the same table, bit for bit:
+
+    * few large groups (at least :data:`BUCKET_MIN_ROWS` rows per group on
+      average): the rows are put into (group, class) buckets by one value
+      sort of packed integer keys (:func:`bucket_order`), each bucket's
+      scores are value-sorted and the two classes of each group are merged as
+      for one group (:func:`merge_sorted_classes`). Value sorts cost about a
+      sixth of an argsort; the per-group work is a few numpy calls.
+    * many small groups: one argsort of a single uint64 key, the group index
+      in the high bits and the score's order-preserving bit pattern
+      (descending) in the rest. With ``b`` bits for the group, the lowest
+      ``b`` bits of the score pattern are dropped from the key, so two
+      distinct scores of one group that agree in all other bits can come out
+      of order; such groups are detected (a score rising within a group) and
+      re-sorted exactly.
+
+    Ungrouped data (``n_groups == 1``) goes to :func:`tie_table_from_classes`.
 
     Parameters
     ----------
@@ -233,13 +244,104 @@ def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarr
     Returns
     -------
     TieTable
-        One segment per group (empty for groups without rows).
+        One segment per group (empty for groups without rows). Where a tie
+        holds both 0.0 and -0.0, its score is 0.0.
     """
     score = np.ascontiguousarray(score, dtype=np.float64)
     positive = np.asarray(positive, dtype=bool)
     if n_groups == 1:
         return tie_table_from_class_buffers([score[positive], score[~positive]])
     group = np.asarray(group, dtype=np.int64)
+    if score.size >= BUCKET_MIN_ROWS * n_groups:
+        return _tie_table_by_buckets(group, score, positive, n_groups)
+    return _tie_table_by_packed_key(group, score, positive, n_groups)
+
+
+#: Rows from which the grouped builder sorts and merges groups on several threads.
+PARALLEL_MIN_ROWS = 1 << 18
+
+#: Rows per group (on average) from which :func:`tie_table_from_rows` sorts buckets instead of one argsort.
+BUCKET_MIN_ROWS = 256
+
+
+def bucket_order(bucket: np.ndarray, n_buckets: int) -> np.ndarray:
+    """Row indices ordered by bucket, stably: ``np.argsort(bucket, kind="stable")``, by one value sort.
+
+    Each row's key is its bucket in the high bits and its row index in the
+    low bits, so the keys are distinct and their ascending order is the
+    stable order by bucket; a value sort of integers costs a fraction of an
+    argsort. Falls back to the stable argsort when the two do not fit in 64
+    bits.
+    """
+    n = bucket.size
+    index_bits = max(int(n - 1).bit_length(), 1)
+    if index_bits + max(int(n_buckets - 1).bit_length(), 1) > 64:  # pragma: no cover - > 2**40 rows
+        return np.argsort(bucket, kind="stable")
+    key = bucket.astype(np.uint64) << np.uint64(index_bits)
+    key |= np.arange(n, dtype=np.uint64)
+    key.sort()
+    key &= np.uint64((1 << index_bits) - 1)
+    return key.view(np.int64)
+
+
+def _tie_table_by_buckets(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int) -> TieTable:
+    """:func:`tie_table_from_rows` for few large groups: (group, class) buckets, value sorts, merges."""
+    threads = min(worker_threads(), max(1, score.size // PARALLEL_MIN_ROWS))
+    rows = np.linspace(0, score.size, threads + 1).astype(np.int64)
+
+    def bucketed(i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of rows ``rows[i]:rows[i + 1]`` by bucket (2k: negatives of group k, 2k + 1: positives)."""
+        bucket = group[rows[i]: rows[i + 1]] * 2
+        bucket += positive[rows[i]: rows[i + 1]]
+        ends = np.cumsum(np.bincount(bucket, minlength=2 * n_groups))
+        order = bucket_order(bucket, 2 * n_groups)
+        order += rows[i]
+        return score[order], np.concatenate(([0], ends))
+
+    pieces = thread_map(bucketed, range(threads), threads)  # each range of rows on its own thread
+    bounds = np.stack([b for _, b in pieces])  # bucket j of range i: bounds[i, j]:bounds[i, j + 1]
+    sizes = np.diff(bounds, axis=1).sum(axis=0)
+
+    def one_bucket(j: int) -> np.ndarray:  # a buffer of bucket j's scores this thread may sort in place
+        if len(pieces) == 1:
+            return pieces[0][0][bounds[0, j]: bounds[0, j + 1]]
+        return np.concatenate([values[b[j]: b[j + 1]] for values, b in pieces])
+
+    def merged(groups: np.ndarray) -> list[TieTable]:  # each group alone: the same table on any thread
+        tables = []
+        for k in groups:
+            neg, pos = one_bucket(2 * k), one_bucket(2 * k + 1)
+            neg.sort()
+            pos.sort()
+            tables.append(merge_sorted_classes(pos, neg))
+        return tables
+
+    group_rows = sizes[0::2] + sizes[1::2]
+    filled = np.flatnonzero(group_rows)  # groups with rows
+    # consecutive runs of groups with about equal rows, one per thread
+    cut = np.searchsorted(np.cumsum(group_rows[filled]), np.arange(1, threads) * (score.size / threads))
+    parts = [t for piece in thread_map(merged, np.split(filled, cut), threads) for t in piece]
+    pieces.clear()  # the bucketed scores are freed here
+    lengths = np.zeros(n_groups, dtype=np.int64)
+    lengths[filled] = [p.n_rows for p in parts]
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    out_score = np.concatenate([p.score for p in parts]) if parts else np.empty(0)
+    zero = out_score == 0.0
+    if zero.any():
+        # a tie of 0.0 and -0.0 reads 0.0 (as the descending order of bit patterns puts 0.0 first)
+        row_group = np.repeat(np.arange(n_groups), lengths)
+        plus = np.zeros(n_groups, dtype=bool)
+        plus[group[(score == 0.0) & ~np.signbit(score)]] = True
+        out_score[zero] = np.where(plus[row_group[zero]], 0.0, -0.0)
+    pos_counts = np.concatenate([p.pos for p in parts]) if parts else np.empty(0, dtype=np.int64)
+    neg_counts = np.concatenate([p.neg for p in parts]) if parts else np.empty(0, dtype=np.int64)
+    return TieTable(out_score, pos_counts, neg_counts, offsets)
+
+
+def _tie_table_by_packed_key(group: np.ndarray, score: np.ndarray, positive: np.ndarray,
+                             n_groups: int) -> TieTable:
+    """:func:`tie_table_from_rows` for many small groups: one argsort of a packed (group, score) key."""
     row_offsets = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(np.bincount(group, minlength=n_groups), out=row_offsets[1:])
     group_bits = max(int(n_groups - 1).bit_length(), 1)

@@ -31,11 +31,15 @@ Randomness: every group draws from its own stream (:mod:`.streams`), in
 blocks of replicates whose size depends only on that group's table (or on
 ``chunk_size``), so its replicates do not depend on the other groups. Blocks
 of several groups are evaluated together, with a constant number of numpy
-calls per chunk of about 2**20 array elements.
+calls per chunk of about 2**20 array elements; the chunks are evaluated on
+worker threads (:mod:`.threads`) while the next ones are drawn, in the same
+order on one thread, so the numbers do not depend on the number of threads.
 """
 
 from __future__ import annotations
 
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator
 
 import attrs
@@ -44,6 +48,7 @@ import numpy as np
 from ..ties import TieTable
 from .budget import check_allocation
 from .streams import Streams
+from .threads import worker_threads
 
 __all__ = [
     "DEFAULT_N_BOOT",
@@ -317,7 +322,8 @@ def _streams(ties: TieTable, seed: Any, streams: Streams | None) -> Streams:
 
 
 def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N_BOOT, seed: Any = None, *,
-                        streams: Streams | None = None, chunk_size: int | None = None) -> np.ndarray:
+                        streams: Streams | None = None, chunk_size: int | None = None,
+                        threads: int | None = None) -> np.ndarray:
     """Statistics of stratified bootstrap replicates of every segment.
 
     Parameters
@@ -337,6 +343,11 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
         One stream per segment (e.g. keyed by the groups' key values).
     chunk_size : int, optional
         Replicates per draw, see :func:`replicate_chunks`.
+    threads : int, optional
+        Threads evaluating the estimators on the replicates while this thread
+        draws the next ones (default :func:`~aucpr_stats.resample.threads.worker_threads`:
+        ``AUCPR_STATS_THREADS`` or the number of cores). The draws are made in
+        the same order whatever the number, so the replicates are the same.
 
     Returns
     -------
@@ -356,12 +367,30 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
     check_allocation(len(funcs) * ties.n_segments * n_boot, f"a bootstrap of {ties.n_segments:,} groups x "
                      f"{n_boot:,} replicates")
     out = np.full((len(funcs), ties.n_segments, n_boot), np.nan)
-    for chunk in replicate_chunks(ties, n_boot, _streams(ties, seed, streams), chunk_size):
+
+    def evaluate(chunk: ReplicateChunk) -> None:  # writes only this chunk's (segment, replicate) cells
         for j, fn in enumerate(funcs):
             kernel = getattr(fn, "replicate_kernel", None) or fn  # the same values, faster on replicates
             with np.errstate(all="ignore"):
                 values = np.asarray(kernel(chunk.table), dtype=np.float64)
             out[j, chunk.segment, chunk.replicate] = values
+
+    chunks = replicate_chunks(ties, n_boot, _streams(ties, seed, streams), chunk_size)
+    threads = worker_threads(threads)
+    if threads < 2:
+        for chunk in chunks:
+            evaluate(chunk)
+        return out[0] if single else out
+    # the draws stay on this thread, in the order above (the same numbers for any number of threads);
+    # the estimators of each chunk run on the pool meanwhile, at most `threads` chunks waiting
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        waiting: deque = deque()
+        for chunk in chunks:
+            waiting.append(pool.submit(evaluate, chunk))
+            while len(waiting) > threads:
+                waiting.popleft().result()
+        for future in waiting:
+            future.result()
     return out[0] if single else out
 
 

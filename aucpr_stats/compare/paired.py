@@ -18,6 +18,8 @@ separate intervals suggest.
 
 from __future__ import annotations
 
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
 import numpy as np
@@ -28,6 +30,7 @@ from ..estimators.roc import delong_components, placement_values
 from ..ingest import Ingested, PairedScores
 from ..progress import progress_bar
 from ..resample import Streams, check_allocation, replicate_chunks
+from ..resample.threads import worker_threads
 from ..ties import TieTable
 from .statistics import difference_columns, warn_small_rows, with_edge_notes, withhold_below_minimum
 
@@ -137,27 +140,47 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
     check_allocation(len(tables) * len(estimators) * n_groups * n_boot,
                      f"a paired bootstrap of {len(tables)} scores x {n_groups:,} groups x {n_boot:,} replicates")
     out = np.full((len(tables), len(estimators), n_groups, n_boot), np.nan)
-    bar = progress_bar(n_groups * n_boot, "paired bootstrap", progress)
-    for chunk in replicate_chunks(cells, n_boot, streams):
-        bar.update(chunk.segment.size)
+    # each cell's tie row within its group's segment, for every score (fixed across replicates)
+    cell_group = cells.segment_ids()
+    local_rows = [cell_row - ties.offsets[:-1][cell_group] for ties, cell_row in zip(tables, cell_rows)]
+    kernels = [getattr(e, "replicate_kernel", None) or e for e in estimators]  # same values, faster on replicates
+
+    def evaluate(chunk) -> None:  # writes only this chunk's (group, replicate) cells of `out`
         source = chunk.segment
         # each drawn cell: its source cell, then its tie row in each score's table
         cell = np.repeat(cells.offsets[:-1][source] - chunk.table.offsets[:-1], cells.lengths[source])
         cell += np.arange(chunk.table.n_rows, dtype=np.int64)
         segment_of_cell = np.repeat(np.arange(source.size), cells.lengths[source])
-        for k, (ties, cell_row) in enumerate(zip(tables, cell_rows)):
+        for k, (ties, local_row) in enumerate(zip(tables, local_rows)):
             lengths = ties.lengths[source]
             offsets = np.zeros(source.size + 1, dtype=np.int64)
             np.cumsum(lengths, out=offsets[1:])
-            target = offsets[:-1][segment_of_cell] + (cell_row[cell] - ties.offsets[:-1][source][segment_of_cell])
+            target = offsets[:-1][segment_of_cell]
+            target += local_row[cell]
             pos = np.bincount(target, weights=chunk.table.pos, minlength=offsets[-1]).astype(np.int64)
             neg = np.bincount(target, weights=chunk.table.neg, minlength=offsets[-1]).astype(np.int64)
             within = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], lengths)
             score = ties.score[np.repeat(ties.offsets[:-1][source], lengths) + within]
             table = TieTable(score, pos, neg, offsets)
-            for j, estimator in enumerate(estimators):
+            for j, kernel in enumerate(kernels):
                 with np.errstate(all="ignore"):
-                    out[k, j, source, chunk.replicate] = np.asarray(estimator(table), dtype=np.float64)
+                    out[k, j, source, chunk.replicate] = np.asarray(kernel(table), dtype=np.float64)
+
+    bar = progress_bar(n_groups * n_boot, "paired bootstrap", progress)
+    # draws on this thread in a fixed order; the replicates are evaluated on worker threads meanwhile
+    threads = worker_threads()
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        waiting: deque = deque()
+        for chunk in replicate_chunks(cells, n_boot, streams):
+            bar.update(chunk.segment.size)
+            if threads < 2:
+                evaluate(chunk)
+                continue
+            waiting.append(pool.submit(evaluate, chunk))
+            while len(waiting) > threads:
+                waiting.popleft().result()
+        for future in waiting:
+            future.result()
     bar.close()
     return out
 

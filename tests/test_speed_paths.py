@@ -186,3 +186,21 @@ def test_paired_bootstrap_same_on_any_number_of_threads(monkeypatch):
                             n_boot=150, seed=4).to_polars())
     assert runs[0].equals(runs[1])
     assert runs[0]["lower"].null_count() == 0
+
+
+def test_paired_bootstrap_tiled_runs_match_cell_by_cell(monkeypatch):
+    import polars as pl
+
+    from aucpr_stats.compare import compare, paired
+
+    rng = np.random.default_rng(7)
+    n = 2000
+    y = rng.random(n) < 0.25
+    a = np.round(rng.standard_normal(n) + y, 1)
+    frame = pl.DataFrame({"g": rng.integers(0, 12, n), "y": y, "a": a, "b": a + rng.standard_normal(n)})
+    runs = []
+    for limit in (0, 10**9):  # every chunk cell by cell; every chunk run by run
+        monkeypatch.setattr(paired, "TILED_RUNS_MAX", limit)
+        runs.append(compare(frame, "y", ["a", "b"], by="g", metric="aucpr", method="bootstrap", estimator="all",
+                            n_boot=120, seed=8).to_polars())
+    assert runs[0].equals(runs[1])

@@ -128,6 +128,10 @@ def joint_cells(group, positive, rows: list[np.ndarray], n_groups: int):
 
 
 
+#: Chunks with at most this many runs of one group's replicates build their tables run by run (tiled).
+TILED_RUNS_MAX = 8
+
+
 def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: int, streams: Streams,
                      progress: bool | None = False) -> np.ndarray:
     """Replicate estimates, shape (n_scores, n_estimators, n_groups, n_boot), all scores on the same draws.
@@ -145,22 +149,48 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
     local_rows = [cell_row - ties.offsets[:-1][cell_group] for ties, cell_row in zip(tables, cell_rows)]
     kernels = [getattr(e, "replicate_kernel", None) or e for e in estimators]  # same values, faster on replicates
 
+    def rows_of_runs(source: np.ndarray, runs: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(target tie row of each drawn cell, scores, offsets) of score ``k``'s replicate tables, built run
+        by run: a run's replicates share one group, so its cell-to-row map and its scores are tiled."""
+        ties, local_row = tables[k], local_rows[k]
+        lengths = ties.lengths[source]
+        offsets = np.zeros(source.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        targets, scores = [], []
+        for first, stop in zip(runs, [*runs[1:], source.size]):
+            s, reps = int(source[first]), int(stop - first)
+            width = int(ties.lengths[s])
+            run_rows = local_row[cells.offsets[s]: cells.offsets[s + 1]]
+            targets.append((run_rows[None, :] + (offsets[first] + np.arange(reps) * width)[:, None]).ravel())
+            scores.append(np.tile(ties.score[ties.offsets[s]: ties.offsets[s + 1]], reps))
+        return np.concatenate(targets), np.concatenate(scores), offsets
+
+    def rows_of_cells(source: np.ndarray, cell: np.ndarray, segment_of_cell: np.ndarray, k: int):
+        """The same as :func:`rows_of_runs`, cell by cell (chunks of many small groups)."""
+        ties, local_row = tables[k], local_rows[k]
+        lengths = ties.lengths[source]
+        offsets = np.zeros(source.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        target = offsets[:-1][segment_of_cell]
+        target += local_row[cell]
+        within = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+        return target, ties.score[np.repeat(ties.offsets[:-1][source], lengths) + within], offsets
+
     def evaluate(chunk) -> None:  # writes only this chunk's (group, replicate) cells of `out`
         source = chunk.segment
-        # each drawn cell: its source cell, then its tie row in each score's table
-        cell = np.repeat(cells.offsets[:-1][source] - chunk.table.offsets[:-1], cells.lengths[source])
-        cell += np.arange(chunk.table.n_rows, dtype=np.int64)
-        segment_of_cell = np.repeat(np.arange(source.size), cells.lengths[source])
-        for k, (ties, local_row) in enumerate(zip(tables, local_rows)):
-            lengths = ties.lengths[source]
-            offsets = np.zeros(source.size + 1, dtype=np.int64)
-            np.cumsum(lengths, out=offsets[1:])
-            target = offsets[:-1][segment_of_cell]
-            target += local_row[cell]
+        runs = np.flatnonzero(np.concatenate(([True], source[1:] != source[:-1])))
+        if runs.size > TILED_RUNS_MAX:
+            # each drawn cell: its source cell, then its tie row in each score's table
+            cell = np.repeat(cells.offsets[:-1][source] - chunk.table.offsets[:-1], cells.lengths[source])
+            cell += np.arange(chunk.table.n_rows, dtype=np.int64)
+            segment_of_cell = np.repeat(np.arange(source.size), cells.lengths[source])
+        for k in range(len(tables)):
+            if runs.size > TILED_RUNS_MAX:
+                target, score, offsets = rows_of_cells(source, cell, segment_of_cell, k)
+            else:
+                target, score, offsets = rows_of_runs(source, runs, k)
             pos = np.bincount(target, weights=chunk.table.pos, minlength=offsets[-1]).astype(np.int64)
             neg = np.bincount(target, weights=chunk.table.neg, minlength=offsets[-1]).astype(np.int64)
-            within = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], lengths)
-            score = ties.score[np.repeat(ties.offsets[:-1][source], lengths) + within]
             table = TieTable(score, pos, neg, offsets)
             for j, kernel in enumerate(kernels):
                 with np.errstate(all="ignore"):

@@ -10,6 +10,8 @@
   statistics, exactly in distribution (confidence bands of the PR curve);
 * :mod:`.budget`: how much replicate storage a call may hold (batches of
   groups; an estimate checked before a large allocation).
+* :mod:`.threads`: how many worker threads the bootstraps and the grouped
+  builder use (``AUCPR_STATS_THREADS``); the numbers never depend on it.
 """
 
 from __future__ import annotations

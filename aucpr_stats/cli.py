@@ -29,7 +29,7 @@ from .exceptions import InputError
 from .ingest.checks import NO_ROWS
 from .report import FORMATS, publication_table
 from .cli_io import (FILE_FORMATS, STDIN, csv_text, escape_formulas,  # noqa: F401 (escape_formulas: kept importable)
-                     output_format, positive_value, read_input, source_name)
+                     output_format, positive_value, print_warnings, read_input, source_name, write_or_print)
 
 __all__ = ["main", "build_parser"]
 
@@ -425,17 +425,12 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             text = _run(args)
-        for w in caught:
-            if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
-                print(f"{PROG}: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
+        print_warnings(PROG, caught)
         if not isinstance(text, str):  # a table for a file format (Word)
             text.to_docx(args.output)
             print(f"{PROG}: wrote {args.output}", file=sys.stderr)
-        elif args.output:
-            Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-            print(f"{PROG}: wrote {args.output}", file=sys.stderr)
         else:
-            print(text.rstrip("\n"))
+            write_or_print(PROG, text, args.output)
     except (ValueError, TypeError, KeyError, NotImplementedError) as exc:
         message = _first_line(exc)
         for python, option in _OPTION_NAMES.items():  # speak in options, not keyword arguments

@@ -18,7 +18,8 @@ import polars as pl
 from .exceptions import InputError
 
 __all__ = ["STDIN", "MISSING_TEXT", "INPUT_SUFFIXES", "OUTPUT_SUFFIXES", "FILE_FORMATS", "source_name",
-           "input_suffix", "read_input", "positive_value", "escape_formulas", "csv_text", "output_format"]
+           "input_suffix", "read_input", "positive_value", "escape_formulas", "csv_text", "output_format",
+           "print_warnings", "write_or_print"]
 
 #: First characters that make a spreadsheet read a CSV cell as a formula (OWASP's list:
 #: '=', '+', '-', '@', tab and carriage return); such text cells get a leading "'".
@@ -171,3 +172,19 @@ def output_format(output: str | None, format: str | None) -> str:
         raise InputError(f"--format {format} contradicts --output {output!r} (a {suffix} file is {implied}); "
                          "drop --format or change the extension")
     return format
+
+
+def print_warnings(prog: str, caught: list) -> None:
+    """The warnings caught while a command ran, one line each on stderr (deprecations left out)."""
+    for w in caught:
+        if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
+            print(f"{prog}: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
+
+
+def write_or_print(prog: str, text: str, output: str | None) -> None:
+    """``text`` to the ``--output`` file (saying so on stderr) or to the screen."""
+    if output:
+        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        print(f"{prog}: wrote {output}", file=sys.stderr)
+    else:
+        print(text.rstrip("\n"))

@@ -16,6 +16,8 @@ from typing import Callable
 
 import polars as pl
 
+from ..cli_io import print_warnings, write_or_print
+
 __all__ = ["main", "run", "render", "add_output_arguments", "checked_format", "SUBCOMMANDS", "FORMATS"]
 
 #: Output formats of the subcommands.
@@ -82,14 +84,8 @@ def run(prog: str, args, work: Callable[[], str]) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             text = work()
-        for w in caught:
-            if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
-                print(f"{prog}: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
-        if args.output:
-            Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-            print(f"{prog}: wrote {args.output}", file=sys.stderr)
-        else:
-            print(text.rstrip("\n"))
+        print_warnings(prog, caught)
+        write_or_print(prog, text, args.output)
     except (ValueError, TypeError, KeyError, pl.exceptions.PolarsError, OSError) as exc:
         return _fail(args, f"{prog}: error: {_first_line(exc)}", 2)
     except Exception as exc:  # anything unforeseen: one line, the traceback only with --debug

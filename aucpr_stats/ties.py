@@ -19,7 +19,9 @@ for rows in memory); the kernels rely only on the invariants below.
 
 Invariants
     * within a segment, ``score`` is strictly descending;
-    * ``pos`` and ``neg`` are non-negative int64 counts;
+    * ``pos`` and ``neg`` are non-negative counts: int64 (rows), or float64
+      for weighted counts (sums of case weights, or classes reweighted to a
+      stated prevalence), which every estimator reads the same way;
     * ``offsets`` starts at 0, ends at the number of rows and never decreases
       (empty segments are allowed).
 
@@ -41,6 +43,14 @@ def _as_int64(values) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
+def _as_counts(values) -> np.ndarray:
+    """Counts as int64, or as float64 when they are weighted (a floating-point array)."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f":
+        return np.ascontiguousarray(values, dtype=np.float64)
+    return _as_int64(values)
+
+
 class TieTable:
     """Distinct scores per segment, descending, with positive and negative counts.
 
@@ -48,8 +58,8 @@ class TieTable:
     ----------
     score : ndarray of float64, shape (n_rows,)
         Distinct score values, strictly descending within each segment.
-    pos, neg : ndarray of int64, shape (n_rows,)
-        Number of positives / negatives whose score equals ``score``.
+    pos, neg : ndarray of int64 (or float64 when weighted), shape (n_rows,)
+        Number (or total weight) of positives / negatives whose score equals ``score``.
     offsets : ndarray of int64, shape (n_segments + 1,)
         Segment ``k`` occupies rows ``offsets[k]:offsets[k+1]``. Empty
         segments (no rows) are allowed.
@@ -67,7 +77,7 @@ class TieTable:
     """
 
     def __init__(self, score, pos, neg, offsets) -> None:
-        self._set_arrays(np.ascontiguousarray(score, dtype=np.float64), _as_int64(pos), _as_int64(neg),
+        self._set_arrays(np.ascontiguousarray(score, dtype=np.float64), _as_counts(pos), _as_counts(neg),
                          _as_int64(offsets))
         self._source = None
         self._collapsed = None
@@ -201,8 +211,8 @@ class TieTable:
         target = np.minimum.accumulate(index[::-1])[::-1]
         new_index = np.cumsum(keep) - 1
         n_kept = int(keep.sum())
-        pos = np.bincount(new_index[target], weights=self.pos, minlength=n_kept).astype(np.int64)
-        neg = np.bincount(new_index[target], weights=self.neg, minlength=n_kept).astype(np.int64)
+        pos = np.bincount(new_index[target], weights=self.pos, minlength=n_kept).astype(self.pos.dtype)
+        neg = np.bincount(new_index[target], weights=self.neg, minlength=n_kept).astype(self.neg.dtype)
         offsets = np.zeros(self.n_segments + 1, dtype=np.int64)
         np.cumsum(self.segment_sum(keep.astype(np.int64)), out=offsets[1:])
         return TieTable(self.score[keep], pos, neg, offsets)

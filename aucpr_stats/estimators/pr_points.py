@@ -86,8 +86,8 @@ def pr_point_counts(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     n_points = int(offsets[-1])
     is_start = np.zeros(n_points, dtype=bool)
     is_start[offsets[:-1]] = True
-    tp = np.zeros(n_points, dtype=np.int64)
-    fp = np.zeros(n_points, dtype=np.int64)
+    tp = np.zeros(n_points, dtype=ties.pos.dtype)  # float64 for weighted counts
+    fp = np.zeros(n_points, dtype=ties.neg.dtype)
     tp[~is_start] = ties.tp()
     fp[~is_start] = ties.fp()
     _read_only(tp, fp, offsets)

@@ -135,7 +135,7 @@ def run_crossings(ties: TieTable) -> tuple[np.ndarray, np.ndarray]:
 def _segment_n_pos(tp: np.ndarray, runs: RecallRuns) -> np.ndarray:
     """Positives of each segment: the true positives at its last point."""
     last_run = runs.offsets[1:] - 1
-    out = np.zeros(runs.offsets.size - 1, dtype=np.int64)
+    out = np.zeros(runs.offsets.size - 1, dtype=tp.dtype)
     nonempty = runs.offsets[1:] > runs.offsets[:-1]
     out[nonempty] = tp[runs.stop[last_run[nonempty]] - 1]
     return out

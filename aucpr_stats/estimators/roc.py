@@ -33,8 +33,8 @@ def _class_counts(ties: TieTable):
         tp, fp = np.cumsum(ties.pos), np.cumsum(ties.neg)
     else:
         tp, fp = ties.tp(), ties.fp()
-    n_pos = np.zeros(ties.n_segments, dtype=np.int64)
-    n_neg = np.zeros(ties.n_segments, dtype=np.int64)
+    n_pos = np.zeros(ties.n_segments, dtype=tp.dtype)  # float64 for weighted counts
+    n_neg = np.zeros(ties.n_segments, dtype=fp.dtype)
     nonempty = ties.offsets[1:] > ties.offsets[:-1]
     last = ties.offsets[1:][nonempty] - 1
     n_pos[nonempty], n_neg[nonempty] = tp[last], fp[last]

@@ -60,7 +60,7 @@ def threshold_trapezoid_contributions(ties: TieTable, tie_blocks: str = "interpo
     # border prec_0 = prec_k
     before = np.empty(ties.n_rows)
     before[1:] = precision[:-1]
-    admitted_before = np.zeros(ties.n_rows, dtype=np.int64)
+    admitted_before = np.zeros(ties.n_rows, dtype=admitted.dtype)
     admitted_before[1:] = admitted[:-1]
     starts = ties.offsets[:-1][ties.lengths > 0]
     admitted_before[starts] = 0

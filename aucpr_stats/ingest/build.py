@@ -387,6 +387,11 @@ def _tie_table_from_grouped_rows(score: np.ndarray, positive: np.ndarray, row_of
     return TieTable(score[starts], pos, size - pos, offsets)
 
 
+def _counts(values) -> np.ndarray:
+    values = np.asarray(values)
+    return values.astype(np.float64 if values.dtype.kind == "f" else np.int64, copy=False)
+
+
 def tie_table_from_counts(group: np.ndarray, score: np.ndarray, pos: np.ndarray, neg: np.ndarray,
                           n_groups: int) -> TieTable:
     """Tie tables of rows that carry counts (cells of a group-by, tie rows of finer segments), in any order.
@@ -411,7 +416,7 @@ def tie_table_from_counts(group: np.ndarray, score: np.ndarray, pos: np.ndarray,
     score = np.asarray(score, dtype=np.float64)
     order = np.lexsort((-score, group))
     group, score = group[order], score[order]
-    pos, neg = np.asarray(pos, dtype=np.int64)[order], np.asarray(neg, dtype=np.int64)[order]
+    pos, neg = _counts(pos)[order], _counts(neg)[order]  # int64, or float64 when weighted
     n = score.size
     new_run = np.ones(n, dtype=bool)
     if n:

@@ -1,0 +1,492 @@
+r"""Bootstrap replicates for weighted rows and for clustered rows, as group tie tables.
+
+Both designs yield :class:`~aucpr_stats.resample.counts.ReplicateChunk`\ s
+whose tables have the *group* table's scores and rows (the layout
+:func:`~aucpr_stats.resample.counts.replicate_chunks` gives for the group
+table), so every estimator and replicate kernel runs on them unchanged; only
+the law of the counts differs.
+
+* :class:`WeightedRows`, the weighted stratified bootstrap: the data rows of
+  each (group, class) are resampled with replacement, ``n`` positives and
+  ``m`` negatives as in the unweighted bootstrap (Boyd, Eng & Page 2013,
+  section 3.2), and each drawn row carries its own weight. Rows are grouped
+  into cells of equal (score, weight); a replicate draws multinomial row
+  counts per cell (by :func:`~aucpr_stats.resample.counts.replicate_chunks`
+  on the cell table), multiplies them by the cells' weights and adds them up
+  per score. The class's number of rows is fixed; its weighted total varies.
+* :class:`ClusterUnits`, the cluster bootstrap (Davison & Hinkley 1997,
+  section 3.8; Field & Welsh 2007): the clusters of each group are resampled
+  with replacement, stratified by composition (clusters holding positives
+  only, negatives only, both), as many from each stratum as it holds. A
+  drawn cluster brings all its rows, so the dependence within clusters is
+  kept; every replicate holds both classes when the group does, and
+  clusters of one row give back the stratified row bootstrap.
+
+Randomness: a group's replicates come from its own stream
+(:mod:`.streams`), in blocks whose size depends on that group alone (or on
+``chunk_size``), so they are the same whatever the other groups, the batch
+of groups (:meth:`WeightedRows.take`, :meth:`ClusterUnits.take` with
+:meth:`Streams.take <aucpr_stats.resample.streams.Streams.take>`) and the
+number of threads. Chunks hold about 2**20 array elements.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ..exceptions import InputError
+from ..ties import TieTable
+from .budget import check_allocation
+from .counts import ReplicateChunk, replicate_chunks
+from .streams import Streams
+from .threads import worker_threads
+
+__all__ = ["ClusterUnits", "WeightedRows", "design_bootstrap_estimates", "target_rows"]
+
+#: Memory budget of one chunk, in array elements (as for :func:`~aucpr_stats.resample.counts.replicate_chunks`).
+CHUNK_ELEMENTS = 1 << 20
+
+#: Cluster strata: positives only, negatives only, both classes.
+N_STRATA = 3
+
+
+# ------------------------------------------------------------------ helpers
+def target_rows(group_ties: TieTable, row_group, row_score) -> np.ndarray:
+    """The row of ``group_ties`` holding each given (group, score), as a global row index.
+
+    One vectorised search: every score gets its rank among the distinct
+    scores of the table, and (group, descending rank) becomes one integer key
+    that increases along the rows of ``group_ties``; each given row's key is
+    then found by :func:`numpy.searchsorted`.
+
+    Parameters
+    ----------
+    group_ties : TieTable
+        One segment per group, scores strictly descending within each.
+    row_group : ndarray of int, shape (n,)
+        Group (segment of ``group_ties``) of each row.
+    row_score : ndarray of float, shape (n,)
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Raises
+    ------
+    InputError
+        When a score is not in its group's table (the count tables do not
+        come from the same rows).
+    """
+    row_group = np.asarray(row_group, dtype=np.int64)
+    row_score = np.asarray(row_score, dtype=np.float64)
+    distinct = np.unique(group_ties.score)
+    k = max(distinct.size, 1)
+    key = group_ties.segment_ids() * k + (k - 1 - np.searchsorted(distinct, group_ties.score))
+    rank = np.minimum(np.searchsorted(distinct, row_score), k - 1)
+    row_key = row_group * k + (k - 1 - rank)
+    target = np.minimum(np.searchsorted(key, row_key), max(key.size - 1, 0))
+    found = (key.size > 0) & (distinct.size > 0)
+    if found:
+        found_rows = (key[target] == row_key) & (distinct[rank] == row_score)
+    else:
+        found_rows = np.zeros(row_key.size, dtype=bool)
+    if not found_rows.all():
+        missing = int((~found_rows).sum())
+        raise InputError(f"{missing:,} row(s) of the finer table have a score that is not in their group's "
+                         "tie table: the tables do not come from the same rows")
+    return target
+
+
+def _local_rows(offsets: np.ndarray, lengths: np.ndarray, segment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Global rows of the given segments, concatenated, and the new offsets."""
+    new_offsets = np.zeros(segment.size + 1, dtype=np.int64)
+    np.cumsum(lengths[segment], out=new_offsets[1:])
+    within = np.arange(new_offsets[-1], dtype=np.int64) - np.repeat(new_offsets[:-1], lengths[segment])
+    return np.repeat(offsets[:-1][segment], lengths[segment]) + within, new_offsets
+
+
+def _check_counts_match(group_ties: TieTable, target: np.ndarray, pos, neg, what: str) -> None:
+    """The finer table's counts, added up per group row, must be the group table's."""
+    n = group_ties.n_rows
+    for name, fine, coarse in (("positive", pos, group_ties.pos), ("negative", neg, group_ties.neg)):
+        summed = np.bincount(target, weights=fine, minlength=n)
+        if not np.allclose(summed, coarse, rtol=1e-9, atol=1e-9):
+            bad = int((~np.isclose(summed, coarse, rtol=1e-9, atol=1e-9)).sum())
+            raise InputError(f"the {name} counts of `{what}` do not add up to those of `group_ties` at "
+                             f"{bad:,} row(s): the tables do not come from the same rows")
+
+
+def _check_stream_count(group_ties: TieTable, streams: Streams) -> None:
+    if len(streams) != group_ties.n_segments:
+        raise InputError(f"one stream per group is needed: {group_ties.n_segments:,} groups, "
+                         f"{len(streams):,} streams")
+
+
+# ------------------------------------------------------------------ weights
+@attrs.frozen(eq=False)
+class WeightedRows:
+    """The weighted stratified bootstrap: rows resampled within (group, class), each with its weight.
+
+    Parameters
+    ----------
+    group_ties : TieTable
+        One segment per group: the weighted positives and negatives (float64)
+        at each distinct score.
+    cells : TieTable
+        One segment per group (the same groups, in order): one row per
+        distinct (score, weight) cell in descending score order (a score
+        repeats on consecutive rows when its rows carry several weights);
+        ``pos`` and ``neg`` (int64) count the data rows of each class in the
+        cell.
+    cell_weight : ndarray of float64, shape (cells.n_rows,)
+        The weight of the rows of each cell (finite, non-negative).
+    target : ndarray of int64, shape (cells.n_rows,), optional
+        The row of ``group_ties`` holding each cell's score; found by
+        :func:`target_rows` when not given.
+
+    Notes
+    -----
+    *Rows carry their weights.* A replicate draws ``n`` positive and ``m``
+    negative rows (the numbers of data rows) with replacement; a row of
+    weight ``w`` adds ``w`` to its score's count each time it is drawn. That
+    is not the bootstrap of a data set in which the row is replicated ``w``
+    times: there the class would have ``n - 1 + w`` rows, drawn one by one,
+    so a weight of 3 contributes 3 independent draws (variance of the
+    weighted count about ``3 p``) rather than one draw of 3 (variance about
+    ``9 p``). Frequency weights that stand for repeated identical rows
+    should therefore be expanded into rows (or given as counts) before
+    resampling; sampling and inverse-probability weights are the case for
+    this design (Rao & Wu 1988; the row, not the weight unit, is the
+    sampled unit). The weighted totals of each class vary between
+    replicates, around the observed totals.
+
+    With all weights 1 the replicates are exactly those of
+    :func:`~aucpr_stats.resample.counts.replicate_chunks` on the unweighted
+    group table (same streams and chunk size; as float64).
+    """
+
+    group_ties: TieTable
+    cells: TieTable
+    cell_weight: np.ndarray = attrs.field(converter=lambda w: np.ascontiguousarray(w, dtype=np.float64))
+    target: np.ndarray | None = None
+    _local_target: np.ndarray = attrs.field(init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        group_ties, cells = self.group_ties, self.cells
+        if cells.n_segments != group_ties.n_segments:
+            raise InputError(f"`cells` must have one segment per group: {group_ties.n_segments:,} groups, "
+                             f"{cells.n_segments:,} segments")
+        if cells.pos.dtype.kind != "i" or cells.neg.dtype.kind != "i":
+            raise InputError("`cells` must hold whole numbers of rows (int64 counts), got float counts")
+        weight = self.cell_weight
+        if weight.shape != (cells.n_rows,):
+            raise InputError(f"`cell_weight` must have one value per cell row ({cells.n_rows:,}), "
+                             f"got shape {weight.shape}")
+        bad = ~np.isfinite(weight) | (weight < 0)
+        if bad.any():
+            raise InputError(f"`cell_weight` must be finite and non-negative; {int(bad.sum()):,} cell(s) are not")
+        target = self.target
+        if target is None:
+            target = target_rows(group_ties, cells.segment_ids(), cells.score)
+        else:
+            target = np.ascontiguousarray(target, dtype=np.int64)
+            if target.shape != (cells.n_rows,):
+                raise InputError(f"`target` must have one row index per cell row ({cells.n_rows:,})")
+        _check_counts_match(group_ties, target, cells.pos * weight, cells.neg * weight, "cells")
+        object.__setattr__(self, "target", target)
+        seg = cells.segment_ids()
+        object.__setattr__(self, "_local_target", target - group_ties.offsets[:-1][seg])
+
+    @property
+    def n_groups(self) -> int:
+        return self.group_ties.n_segments
+
+    def take(self, groups) -> WeightedRows:
+        """The design of some groups, in the given order (draw with ``streams.take(groups)``)."""
+        groups = np.asarray(groups, dtype=np.int64)
+        cell_rows, _ = _local_rows(self.cells.offsets, self.cells.lengths, groups)
+        return WeightedRows(self.group_ties.take(groups), self.cells.take(groups), self.cell_weight[cell_rows])
+
+    def replicate_chunks(self, n_boot: int, streams: Streams, chunk_size: int | None = None
+                         ) -> Iterator[ReplicateChunk]:
+        """Replicates of every group, chunk by chunk (see :func:`~aucpr_stats.resample.counts.replicate_chunks`).
+
+        The row counts of each cell are the stratified multinomial draws of
+        :func:`~aucpr_stats.resample.counts.replicate_chunks` on ``cells``
+        (group ``g`` from ``streams[g]``); each is multiplied by its cell's
+        weight and added into the row of its score with one
+        :func:`numpy.bincount` per chunk.
+
+        Yields
+        ------
+        ReplicateChunk
+            Tables with the group table's scores and float64 counts.
+        """
+        _check_stream_count(self.group_ties, streams)
+        for chunk in replicate_chunks(self.cells, n_boot, streams, chunk_size):
+            yield self._weighted(chunk)
+
+    def _weighted(self, chunk: ReplicateChunk) -> ReplicateChunk:
+        group_ties, cells = self.group_ties, self.cells
+        segment = chunk.segment
+        cell_rows, _ = _local_rows(cells.offsets, cells.lengths, segment)
+        group_rows, offsets = _local_rows(group_ties.offsets, group_ties.lengths, segment)
+        # the output row of each chunk row: its replicate's first row + its score's row within the group
+        out = np.repeat(offsets[:-1], cells.lengths[segment]) + self._local_target[cell_rows]
+        weight = self.cell_weight[cell_rows]
+        n_out = int(offsets[-1])
+        pos = np.bincount(out, weights=chunk.table.pos * weight, minlength=n_out)
+        neg = np.bincount(out, weights=chunk.table.neg * weight, minlength=n_out)
+        return ReplicateChunk(TieTable(group_ties.score[group_rows], pos, neg, offsets), segment, chunk.replicate)
+
+
+# ------------------------------------------------------------------ clusters
+@attrs.frozen(eq=False)
+class ClusterUnits:
+    """The cluster bootstrap: clusters resampled with replacement within each group, by composition.
+
+    Parameters
+    ----------
+    group_ties : TieTable
+        One segment per group (int64 counts, or float64 weighted counts).
+    units : TieTable
+        One segment per (group, cluster): the cluster's counts at each of its
+        distinct scores (descending), segments ordered by group. Counts of
+        the same type as ``group_ties``.
+    unit_group : ndarray of int64, shape (units.n_segments,)
+        The group of each unit segment (non-decreasing).
+
+    Notes
+    -----
+    Within a group, the clusters fall in three strata: holding positives
+    only, negatives only, or both. A replicate draws, in each stratum, as
+    many clusters as it holds, uniformly with replacement (a multinomial
+    count per cluster), and its counts at a score are the drawn clusters'
+    counts there, with multiplicity. So a replicate holds both classes
+    whenever the group does, the mean replicate table is the observed one,
+    and clusters of one row reduce it to the stratified row bootstrap (the
+    positives' and the negatives' strata are the classes). Stratifying also
+    fixes the numbers of clusters of each kind; the class totals vary with
+    the clusters' sizes. The bootstrap assumes clusters independent and
+    exchangeable within a stratum; with few clusters in a stratum (say under
+    20) its variance is too small by about a factor ``(I - 1) / I``.
+
+    Each unit row's row in the group table is found once; a block of
+    replicates of one group costs one draw of integers per stratum and one
+    :func:`numpy.bincount` per class over the group's unit rows.
+    """
+
+    group_ties: TieTable
+    units: TieTable
+    unit_group: np.ndarray = attrs.field(converter=lambda g: np.ascontiguousarray(g, dtype=np.int64))
+    _local_target: np.ndarray = attrs.field(init=False, repr=False)
+    _unit_start: np.ndarray = attrs.field(init=False, repr=False)
+    _strata: np.ndarray = attrs.field(init=False, repr=False)
+    _strata_start: np.ndarray = attrs.field(init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        group_ties, units, unit_group = self.group_ties, self.units, self.unit_group
+        n_groups = group_ties.n_segments
+        if unit_group.shape != (units.n_segments,):
+            raise InputError(f"`unit_group` must have one group per unit segment ({units.n_segments:,}), "
+                             f"got shape {unit_group.shape}")
+        if unit_group.size and (unit_group.min() < 0 or unit_group.max() >= n_groups
+                                or np.any(np.diff(unit_group) < 0)):
+            raise InputError(f"`unit_group` must be non-decreasing group indices in [0, {n_groups})")
+        if (units.pos.dtype.kind == "f") != (group_ties.pos.dtype.kind == "f"):
+            raise InputError("`units` and `group_ties` must both hold whole counts or both weighted counts")
+        row_group = np.repeat(unit_group, units.lengths)
+        target = target_rows(group_ties, row_group, units.score)
+        _check_counts_match(group_ties, target, units.pos, units.neg, "units")
+        object.__setattr__(self, "_local_target", target - group_ties.offsets[:-1][row_group])
+        unit_start = np.searchsorted(unit_group, np.arange(n_groups + 1))
+        object.__setattr__(self, "_unit_start", unit_start.astype(np.int64))
+        # stratum of each unit: 0 positives only, 1 negatives only, 2 both; units without rows take no part
+        has_pos, has_neg = units.n_pos > 0, units.n_neg > 0
+        stratum = np.where(has_pos & has_neg, 2, np.where(has_pos, 0, 1))
+        stratum = np.where(has_pos | has_neg, stratum, N_STRATA)
+        # units ordered by (group, stratum), keeping their order within; strata_start[g * 4 + k] opens (g, k)
+        bucket = unit_group * (N_STRATA + 1) + stratum
+        order = np.argsort(bucket, kind="stable")
+        start = np.zeros(n_groups * (N_STRATA + 1) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(bucket, minlength=n_groups * (N_STRATA + 1)), out=start[1:])
+        object.__setattr__(self, "_strata", order.astype(np.int64))
+        object.__setattr__(self, "_strata_start", start)
+
+    @property
+    def n_groups(self) -> int:
+        return self.group_ties.n_segments
+
+    def n_clusters(self) -> np.ndarray:
+        """Clusters per group and stratum, shape (n_groups, 3): positives only, negatives only, both."""
+        sizes = np.diff(self._strata_start).reshape(self.n_groups, N_STRATA + 1)
+        return sizes[:, :N_STRATA]
+
+    def take(self, groups) -> ClusterUnits:
+        """The design of some groups, in the given order (draw with ``streams.take(groups)``)."""
+        groups = np.asarray(groups, dtype=np.int64)
+        counts = self._unit_start[groups + 1] - self._unit_start[groups]
+        unit_segments, _ = _local_rows(self._unit_start, np.diff(self._unit_start), groups)
+        new_group = np.repeat(np.arange(groups.size, dtype=np.int64), counts)
+        return ClusterUnits(self.group_ties.take(groups), self.units.take(unit_segments), new_group)
+
+    def _draw(self, g: int, rng: np.random.Generator, n_rep: int) -> tuple[np.ndarray, np.ndarray]:
+        """Counts of ``n_rep`` replicates of group ``g``, each of shape (n_rep, rows of g)."""
+        group_ties, units = self.group_ties, self.units
+        width = int(group_ties.lengths[g])
+        u0, u1 = int(self._unit_start[g]), int(self._unit_start[g + 1])
+        # how many times each of the group's units is drawn, per replicate: a uniform multinomial per stratum
+        times = np.zeros((n_rep, u1 - u0), dtype=np.int64)
+        for k in range(N_STRATA):
+            lo, hi = self._strata_start[g * (N_STRATA + 1) + k], self._strata_start[g * (N_STRATA + 1) + k + 1]
+            size = int(hi - lo)
+            if size == 0:
+                continue
+            picks = rng.integers(0, size, size=(n_rep, size))
+            picks += (np.arange(n_rep, dtype=np.int64) * size)[:, None]
+            drawn = np.bincount(picks.ravel(), minlength=n_rep * size).reshape(n_rep, size)
+            times[:, self._strata[lo:hi] - u0] = drawn
+        r0, r1 = int(units.offsets[u0]), int(units.offsets[u1])
+        row_unit = np.repeat(np.arange(u1 - u0, dtype=np.int64), units.lengths[u0:u1])
+        # a replicate's count at a score: its drawn units' counts there, with multiplicity
+        out = self._local_target[r0:r1][None, :] + (np.arange(n_rep, dtype=np.int64) * width)[:, None]
+        drawn_times = times[:, row_unit]
+        integer = units.pos.dtype.kind != "f"
+        result = []
+        for counts in (units.pos[r0:r1], units.neg[r0:r1]):
+            summed = np.bincount(out.ravel(), weights=(drawn_times * counts).ravel(), minlength=n_rep * width)
+            summed = summed.reshape(n_rep, width)
+            # whole counts stay exact in float64 below 2**53
+            result.append(np.rint(summed).astype(np.int64) if integer else summed)
+        return result[0], result[1]
+
+    def replicate_chunks(self, n_boot: int, streams: Streams, chunk_size: int | None = None
+                         ) -> Iterator[ReplicateChunk]:
+        """Cluster-bootstrap replicates of every group, chunk by chunk.
+
+        Parameters
+        ----------
+        n_boot : int
+            Replicates per group.
+        streams : Streams
+            One stream per group; group ``g`` draws only from ``streams[g]``.
+        chunk_size : int, optional
+            Replicates drawn per call for every group; by default as many as
+            fit in about 2**20 array elements for that group. The draws
+            depend on it, so keep it fixed for reproducible results.
+
+        Yields
+        ------
+        ReplicateChunk
+            Tables with the group table's scores and rows; every (group,
+            replicate) pair appears once, a group's replicates in order.
+        """
+        _check_stream_count(self.group_ties, streams)
+        group_ties, units = self.group_ties, self.units
+        unit_rows = units.offsets[self._unit_start[1:]] - units.offsets[self._unit_start[:-1]]
+        per_replicate = group_ties.lengths + unit_rows + np.diff(self._unit_start)
+        if chunk_size is not None:
+            blocks = np.full(self.n_groups, max(1, min(int(chunk_size), n_boot)), dtype=np.int64)
+        else:
+            blocks = np.clip(CHUNK_ELEMENTS // np.maximum(per_replicate, 1), 1, max(n_boot, 1))
+        pieces: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+        cells = 0
+        for g in range(self.n_groups):
+            rng = streams[g]
+            for start in range(0, n_boot, int(blocks[g])):
+                size = min(int(blocks[g]), n_boot - start)
+                work = size * int(per_replicate[g])
+                if pieces and cells + work > CHUNK_ELEMENTS:
+                    yield self._assemble(pieces)
+                    pieces, cells = [], 0
+                pieces.append((g, start, *self._draw(g, rng, size)))
+                cells += work
+        if pieces:
+            yield self._assemble(pieces)
+
+    def _assemble(self, pieces: list) -> ReplicateChunk:
+        segment = np.concatenate([np.full(p[2].shape[0], p[0], dtype=np.int64) for p in pieces])
+        replicate = np.concatenate([np.arange(p[1], p[1] + p[2].shape[0], dtype=np.int64) for p in pieces])
+        rows, offsets = _local_rows(self.group_ties.offsets, self.group_ties.lengths, segment)
+        pos = np.concatenate([p[2].ravel() for p in pieces])
+        neg = np.concatenate([p[3].ravel() for p in pieces])
+        return ReplicateChunk(TieTable(self.group_ties.score[rows], pos, neg, offsets), segment, replicate)
+
+
+# ------------------------------------------------------------------ estimates
+def design_bootstrap_estimates(design: WeightedRows | ClusterUnits, estimators: Any, n_boot: int,
+                               streams: Streams, chunk_size: int | None = None,
+                               threads: int | None = None) -> np.ndarray:
+    """Statistics of the replicates of a weighted or clustered design, per group.
+
+    As :func:`~aucpr_stats.resample.counts.bootstrap_estimates`, with the
+    replicates of ``design`` in place of the stratified row bootstrap.
+
+    Parameters
+    ----------
+    design : WeightedRows or ClusterUnits
+    estimators : callable or sequence of callables
+        ``fn(TieTable) -> ndarray[n_segments]`` or registry records (whose
+        ``replicate_kernel`` is then used); all see the same replicates.
+        They must accept the design's counts (float64 for weights).
+    n_boot : int
+    streams : Streams
+        One stream per group of ``design``.
+    chunk_size : int, optional
+        Replicates per draw, see :meth:`ClusterUnits.replicate_chunks`.
+    threads : int, optional
+        Threads evaluating the estimators while this thread draws (the
+        numbers do not depend on it).
+
+    Returns
+    -------
+    ndarray, shape (n_groups, n_boot), or (len(estimators), n_groups, n_boot)
+        when ``estimators`` is a sequence. Replicates on which an estimator
+        is undefined are NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucpr_stats.ties import TieTable
+    >>> from aucpr_stats.estimators import a_prime
+    >>> from aucpr_stats.resample import Streams
+    >>> group = TieTable([3.0, 2.0, 1.0], [1, 2, 0], [0, 1, 2], [0, 3])
+    >>> units = TieTable([3.0, 2.0, 2.0, 1.0, 1.0], [1, 1, 1, 0, 0], [0, 0, 1, 1, 1], [0, 2, 4, 5])  # 3 clusters
+    >>> design = ClusterUnits(group, units, np.zeros(3, dtype=np.int64))
+    >>> design_bootstrap_estimates(design, a_prime, 100, Streams.for_segments(1, 1, "bootstrap")).shape
+    (1, 100)
+    """
+    single = callable(estimators)
+    funcs = [estimators] if single else list(estimators)
+    n_groups = design.group_ties.n_segments
+    check_allocation(len(funcs) * n_groups * n_boot, f"a bootstrap of {n_groups:,} groups x {n_boot:,} replicates")
+    out = np.full((len(funcs), n_groups, n_boot), np.nan)
+
+    def evaluate(chunk: ReplicateChunk) -> None:  # writes only this chunk's (group, replicate) cells
+        for j, fn in enumerate(funcs):
+            kernel = getattr(fn, "replicate_kernel", None) or fn
+            with np.errstate(all="ignore"):
+                out[j, chunk.segment, chunk.replicate] = np.asarray(kernel(chunk.table), dtype=np.float64)
+
+    chunks = design.replicate_chunks(n_boot, streams, chunk_size)
+    threads = worker_threads(threads)
+    if threads < 2:
+        for chunk in chunks:
+            evaluate(chunk)
+        return out[0] if single else out
+    # draws on this thread in a fixed order; estimators on the pool, at most `threads` chunks waiting
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        waiting: deque = deque()
+        for chunk in chunks:
+            waiting.append(pool.submit(evaluate, chunk))
+            while len(waiting) > threads:
+                waiting.popleft().result()
+        for future in waiting:
+            future.result()
+    return out[0] if single else out

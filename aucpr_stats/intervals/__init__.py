@@ -43,6 +43,7 @@ from .cross_validation import cv_interval, folds_matrix
 from .delong import delong_se
 from .driver import OPTIONS, conf_int_frame, fold_estimates
 from .hanley_mcneil import hanley_mcneil_se
+from .obuchowski import ObuchowskiComponents, obuchowski_components, obuchowski_covariance
 from .per_positive import per_positive_interval, per_positive_se
 from .registry import DEFAULT_METHOD, INTERVAL_METHODS, PR_METHODS, ROC_METHODS, IntervalMethod
 
@@ -66,6 +67,9 @@ __all__ = [
     "logit_interval",
     "delong_se",
     "hanley_mcneil_se",
+    "ObuchowskiComponents",
+    "obuchowski_components",
+    "obuchowski_covariance",
     "percentile_interval",
     "replicate_summary",
     "cv_interval",

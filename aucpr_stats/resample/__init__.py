@@ -4,6 +4,8 @@
   the group's key;
 * :mod:`.counts`: the stratified bootstrap as multinomial draws of tie-table
   counts (interval bootstraps, paired and unpaired comparisons);
+* :mod:`.designs`: the weighted stratified bootstrap (rows carry their
+  weights) and the cluster bootstrap, as replicate tables of the groups;
 * :mod:`.folds`: stratified random folds on the same counts
   (cross-validation intervals);
 * :mod:`.quantiles`: the same bootstrap read through a few order
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from .budget import REPLICATE_BUDGET, check_allocation, group_batches
 from .counts import DEFAULT_N_BOOT, ReplicateChunk, bootstrap_estimates, replicate_chunks, stratified_counts
+from .designs import ClusterUnits, WeightedRows, design_bootstrap_estimates, target_rows
 from .folds import stratified_folds
 from .quantiles import exceedance_at_order_statistics
 from .streams import Streams, key_words, root_sequence
@@ -34,6 +37,10 @@ __all__ = [
     "replicate_chunks",
     "bootstrap_estimates",
     "stratified_counts",
+    "WeightedRows",
+    "ClusterUnits",
+    "design_bootstrap_estimates",
+    "target_rows",
     "stratified_folds",
     "exceedance_at_order_statistics",
 ]

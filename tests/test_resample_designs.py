@@ -175,8 +175,13 @@ def clustered_rows(rng, n_clusters, size, n_groups=1):
     return group, cluster, y, s
 
 
-def cluster_law(group_ties, units, unit_group, g=0):
-    """Exact mean and variance of each class's count at each row of group g (a loop over clusters)."""
+def cluster_law(group_ties, units, unit_group, g=0, strata="composition"):
+    """Exact mean and variance of each class's count at each row of group g (a loop over clusters).
+
+    Without strata the law is that of unconditional draws (the redraw of replicates missing a class is
+    ignored: the examples make it vanishingly rare).
+    """
+    strata_kind = strata
     lo, hi = group_ties.offsets[g], group_ties.offsets[g + 1]
     scores = group_ties.score[lo:hi]
     out = []
@@ -188,7 +193,7 @@ def cluster_law(group_ties, units, unit_group, g=0):
             for score, value in zip(units.score[a:b], getattr(units, counts)[a:b]):
                 c[np.flatnonzero(scores == score)[0]] += value
             per_unit.append(c)
-            strata.append((units.pos[a:b].sum() > 0) + 2 * (units.neg[a:b].sum() > 0))
+            strata.append(0 if strata_kind == "none" else (units.pos[a:b].sum() > 0) + 2 * (units.neg[a:b].sum() > 0))
         per_unit, strata = np.array(per_unit), np.array(strata)
         var = np.zeros(scores.size)
         for k in np.unique(strata):
@@ -198,18 +203,34 @@ def cluster_law(group_ties, units, unit_group, g=0):
     return out
 
 
-def test_cluster_counts_have_the_exact_mean_and_variance():
+@pytest.mark.parametrize("strata", ["none", "composition"])
+def test_cluster_counts_have_the_exact_mean_and_variance(strata):
     rng = np.random.default_rng(11)
-    group, cluster, y, s = clustered_rows(rng, 9, 3)
+    group, cluster, y, s = clustered_rows(rng, 9 if strata == "composition" else 30, 3)
     tables = cluster_tables(group, cluster, y, s)
-    design = ClusterUnits(*tables)
-    assert design.n_clusters().sum() == 9
+    design = ClusterUnits(*tables, strata=strata)
+    assert design.n_clusters().sum() == (9 if strata == "composition" else 30)
     pos, neg = all_counts(design, 6000, seed=3)
-    (pos_mean, pos_var), (neg_mean, neg_var) = cluster_law(*tables)
+    (pos_mean, pos_var), (neg_mean, neg_var) = cluster_law(*tables, strata=strata)
     assert_moments(pos, pos_mean, pos_var)
     assert_moments(neg, neg_mean, neg_var)
-    # every replicate keeps the number of clusters of each kind, hence both classes
     assert (pos.sum(axis=1) > 0).all() and (neg.sum(axis=1) > 0).all()
+
+
+def test_unstratified_clusters_redraw_replicates_missing_a_class():
+    # two clusters, one of each class: of the draws {A, A}, {B, B}, {A, B} only the last keeps both classes
+    group_ties, units, unit_group = cluster_tables([0] * 4, [0, 0, 1, 1], [1, 1, 0, 0], [3.0, 2, 1, 0])
+    pos, neg = all_counts(ClusterUnits(group_ties, units, unit_group, strata="none"), 200)
+    assert np.array_equal(pos, np.tile(group_ties.pos, (200, 1)))
+    assert np.array_equal(neg, np.tile(group_ties.neg, (200, 1)))
+    # with three clusters the draws vary, always with both classes
+    group_ties, units, unit_group = cluster_tables([0] * 5, [0, 0, 1, 1, 2], [1, 1, 0, 0, 0], [4.0, 3, 2, 1, 0])
+    pos, neg = all_counts(ClusterUnits(group_ties, units, unit_group), 2000)
+    assert (pos.sum(axis=1) > 0).all() and (neg.sum(axis=1) > 0).all()
+    # cluster 0 drawn k ~ Binomial(3, 1/3) times, given 1 <= k <= 2: P(1) = 12/18, P(2) = 6/18, E = 4/3
+    assert abs(pos[:, 0].mean() - 4 / 3) < 5 * np.sqrt(2 / 9 / 2000)
+    with pytest.raises(InputError, match="strata"):
+        ClusterUnits(group_ties, units, unit_group, strata="class")
 
 
 def test_clusters_of_one_row_give_the_stratified_row_bootstrap():
@@ -217,7 +238,7 @@ def test_clusters_of_one_row_give_the_stratified_row_bootstrap():
     y = (rng.random(30) < 0.4).astype(int)
     s = np.round(rng.normal(size=30) + y, 0)
     tables = cluster_tables(np.zeros(30, dtype=int), np.arange(30), y, s)
-    design = ClusterUnits(*tables)
+    design = ClusterUnits(*tables, strata="composition")
     group_ties = tables[0]
     pos, neg = all_counts(design, 5000, seed=8)
     n_pos, n_neg = group_ties.n_pos[0], group_ties.n_neg[0]
@@ -300,7 +321,7 @@ def test_weighted_clusters_keep_float_counts():
     group, cluster, y, s = clustered_rows(rng, 12, 3)
     w = rng.choice([0.5, 2.0], y.size)
     tables = cluster_tables(group, cluster, y, s, w)
-    design = ClusterUnits(*tables)
+    design = ClusterUnits(*tables, strata="composition")
     pos, neg = all_counts(design, 4000, seed=4)
     chunk = next(design.replicate_chunks(2, Streams.for_segments(1, 1, "b")))
     assert chunk.table.pos.dtype == np.float64

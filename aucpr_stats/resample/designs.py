@@ -320,6 +320,9 @@ class ClusterUnits:
     _unit_start: np.ndarray = attrs.field(init=False, repr=False)
     _strata: np.ndarray = attrs.field(init=False, repr=False)
     _strata_start: np.ndarray = attrs.field(init=False, repr=False)
+    _row_unit: np.ndarray = attrs.field(init=False, repr=False)
+    _class_rows: tuple = attrs.field(init=False, repr=False)
+    _class_at: tuple = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         group_ties, units, unit_group = self.group_ties, self.units, self.unit_group
@@ -353,6 +356,12 @@ class ClusterUnits:
         np.cumsum(np.bincount(bucket, minlength=n_groups * (N_STRATA + 1)), out=start[1:])
         object.__setattr__(self, "_strata", order.astype(np.int64))
         object.__setattr__(self, "_strata_start", start)
+        # the unit of each unit row; the unit rows holding each class, and where each group's begin
+        object.__setattr__(self, "_row_unit", units.segment_ids())
+        first_rows = units.offsets[unit_start]
+        rows = tuple(np.flatnonzero(counts > 0) for counts in (units.pos, units.neg))
+        object.__setattr__(self, "_class_rows", rows)
+        object.__setattr__(self, "_class_at", tuple(np.searchsorted(r, first_rows) for r in rows))
 
     @property
     def n_groups(self) -> int:
@@ -380,7 +389,7 @@ class ClusterUnits:
         width = int(group_ties.lengths[g])
         u0, u1 = int(self._unit_start[g]), int(self._unit_start[g + 1])
         # how many times each of the group's units is drawn, per replicate: a uniform multinomial per stratum
-        times = np.zeros((n_rep, u1 - u0), dtype=np.int64)
+        times = np.zeros((n_rep, u1 - u0))  # float64: the weights of the bincounts below
         for k in range(N_STRATA):
             lo, hi = self._strata_start[g * (N_STRATA + 1) + k], self._strata_start[g * (N_STRATA + 1) + k + 1]
             size = int(hi - lo)
@@ -392,18 +401,20 @@ class ClusterUnits:
             times[:, self._strata[lo:hi] - u0] = drawn
         if self.strata == "none":
             self._redraw_missing_classes(g, rng, times)
-        r0, r1 = int(units.offsets[u0]), int(units.offsets[u1])
-        row_unit = np.repeat(np.arange(u1 - u0, dtype=np.int64), units.lengths[u0:u1])
         # a replicate's count at a score: its drawn units' counts there, with multiplicity
-        out = self._local_target[r0:r1][None, :] + (np.arange(n_rep, dtype=np.int64) * width)[:, None]
-        drawn_times = times[:, row_unit]
+        # (only the unit rows holding the class take part)
+        first_row = (np.arange(n_rep, dtype=np.int64) * width)[:, None]
         integer = units.pos.dtype.kind != "f"
         result = []
-        for counts in (units.pos[r0:r1], units.neg[r0:r1]):
-            summed = np.bincount(out.ravel(), weights=(drawn_times * counts).ravel(), minlength=n_rep * width)
-            summed = summed.reshape(n_rep, width)
+        for counts, rows, at in ((units.pos, self._class_rows[0], self._class_at[0]),
+                                 (units.neg, self._class_rows[1], self._class_at[1])):
+            sel = rows[at[g]:at[g + 1]]
+            out = self._local_target[sel] + first_row
+            weight = np.take(times, self._row_unit[sel] - u0, axis=1)
+            weight = weight * counts[sel] if not integer or np.any(counts[sel] != 1) else weight
+            summed = np.bincount(out.ravel(), weights=weight.ravel(), minlength=n_rep * width).reshape(n_rep, width)
             # whole counts stay exact in float64 below 2**53
-            result.append(np.rint(summed).astype(np.int64) if integer else summed)
+            result.append(summed.astype(np.int64) if integer else summed)
         return result[0], result[1]
 
     def _redraw_missing_classes(self, g: int, rng: np.random.Generator, times: np.ndarray) -> None:
@@ -411,12 +422,13 @@ class ClusterUnits:
         u0, u1 = int(self._unit_start[g]), int(self._unit_start[g + 1])
         lo, hi = self._strata_start[g * (N_STRATA + 1)], self._strata_start[g * (N_STRATA + 1) + 1]
         size = int(hi - lo)
-        has = [self.units.n_pos[u0:u1] > 0, self.units.n_neg[u0:u1] > 0]
+        # indicators of the units holding each class; a replicate misses a class when it draws none of them
+        has = [(self.units.n_pos[u0:u1] > 0).astype(np.float64), (self.units.n_neg[u0:u1] > 0).astype(np.float64)]
+        has = [held for held in has if held.any()]
         for _ in range(MAX_REDRAWS):
             missing = np.zeros(times.shape[0], dtype=bool)
             for held in has:
-                if held.any():
-                    missing |= times[:, held].sum(axis=1) == 0
+                missing |= (times @ held) == 0
             redo = np.flatnonzero(missing)
             if redo.size == 0:
                 return

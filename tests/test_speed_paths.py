@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -204,3 +206,135 @@ def test_paired_bootstrap_tiled_runs_match_cell_by_cell(monkeypatch):
         runs.append(compare(frame, "y", ["a", "b"], by="g", metric="aucpr", method="bootstrap", estimator="all",
                             n_boot=120, seed=8).to_polars())
     assert runs[0].equals(runs[1])
+
+
+# ------------------------------------------------ paired bootstrap: average precision from the joint cells
+def paired_frame(rng, sizes, prevalence=0.3):
+    """Groups of the given sizes; scores with ties within and across classes, and one without ties."""
+    import polars as pl
+
+    g = np.repeat(np.arange(len(sizes)), sizes)
+    y = rng.random(g.size) < prevalence
+    a = np.round(rng.standard_normal(g.size) + y, 1)
+    return pl.DataFrame({"g": g, "y": y, "a": a, "b": np.round(a + rng.standard_normal(g.size), 0),
+                         "c": rng.standard_normal(g.size) + y})
+
+
+@pytest.mark.parametrize("ties", ["interpolate", "published"])
+def test_paired_average_precision_from_cells_is_the_kernel_bit_for_bit(ties, monkeypatch):
+    # the direct road (PositiveRowMap) against replicate tables evaluated by the registry's kernel; groups of
+    # 1-3 rows, one class only (5: positives only), tied and continuous scores, mixed tie rows
+    from aucpr_stats.compare import paired
+
+    rng = np.random.default_rng(11)
+    frame = paired_frame(rng, [1, 2, 3, 40, 400, 7, 2500])
+    frame = frame.with_columns(y=frame["y"] | (frame["g"] == 5))
+    runs = []
+    for direct in (True, False):
+        if not direct:
+            monkeypatch.setattr(paired, "average_precision_blocks", lambda kernel: None)
+        runs.append(paired_replicates(monkeypatch, frame, ties, n_boot=90))
+    assert np.isfinite(runs[0][:, :, 3:]).all()
+    np.testing.assert_array_equal(runs[0].view(np.uint64), runs[1].view(np.uint64))
+
+
+def paired_replicates(monkeypatch, frame, ties, n_boot, scores=("a", "b", "c")):
+    """The replicate array of a paired bootstrap of average precision (captured from compare)."""
+    from aucpr_stats.compare import compare, paired
+
+    seen = {}
+    original = paired.paired_bootstrap
+
+    def capture(*args, **kwargs):
+        seen["out"] = original(*args, **kwargs)
+        return seen["out"]
+
+    monkeypatch.setattr(paired, "paired_bootstrap", capture)
+    with warnings.catch_warnings():  # degenerate and small groups on purpose: only the replicates are checked
+        warnings.simplefilter("ignore")
+        compare(frame, "y", list(scores), by="g", metric="aucpr", method="bootstrap",
+                estimator="average_precision", ties=ties, n_boot=n_boot, seed=12)
+    monkeypatch.setattr(paired, "paired_bootstrap", original)
+    return seen["out"]
+
+
+def test_paired_direct_road_mixed_with_table_estimators(monkeypatch):
+    # average precision read from the cells next to estimators on replicate tables, in one call
+    from aucpr_stats.compare import compare, paired
+
+    frame = paired_frame(np.random.default_rng(13), [300, 50, 900])
+    runs = []
+    for limit in (10**9, 0):  # direct road for average precision; every estimator on tables
+        monkeypatch.setattr(paired, "TILED_RUNS_MAX", limit)
+        runs.append(compare(frame, "y", ["a", "b", "c"], by="g", metric="aucpr", method="bootstrap",
+                            estimator=["interpolated_median", "average_precision"], n_boot=60, seed=3).to_polars())
+    assert runs[0].equals(runs[1])
+
+
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_paired_replicates_same_on_any_number_of_threads(threads, monkeypatch):
+    # several ranges of groups drawn on different threads, a one-group-dominated case, many small groups
+    frame = paired_frame(np.random.default_rng(14), [5000, 20, 30] + [12] * 40)
+    monkeypatch.setenv("AUCPR_STATS_THREADS", "1")
+    one = paired_replicates(monkeypatch, frame, "interpolate", n_boot=70)
+    monkeypatch.setenv("AUCPR_STATS_THREADS", threads)
+    np.testing.assert_array_equal(paired_replicates(monkeypatch, frame, "interpolate", n_boot=70).view(np.uint64),
+                                  one.view(np.uint64))
+
+
+def test_replicate_producers_draw_what_replicate_chunks_draws():
+    from aucpr_stats.resample import Streams, replicate_chunks, stratified_counts
+    from aucpr_stats.resample.counts import CHUNK_ELEMENTS, replicate_producers
+    from aucpr_stats.resample.threads import drain
+    from aucpr_stats.ties import TieTable
+
+    rng = np.random.default_rng(15)
+    lengths = [0, 3000, 1, 40, 0, 700, 9000, 5]  # empty segments; Poisson and unit samplers
+    n_rows = sum(lengths)
+    table = TieTable(np.concatenate([np.sort(rng.random(k))[::-1] for k in lengths]),
+                     rng.integers(0, 3, n_rows), rng.integers(0, 90, n_rows), np.cumsum([0, *lengths]))
+    n_boot = 300
+    expected = stratified_counts(table, n_boot, seed=2)  # the replicates of replicate_chunks, in one table
+    producers = replicate_producers(table, n_boot, Streams.for_segments(2, table.n_segments, "bootstrap"),
+                                    threads=2)
+    assert len(producers) > 1 and table.n_rows * n_boot > 2 * CHUNK_ELEMENTS
+    pos = np.zeros((n_boot, n_rows), dtype=np.int64)
+    neg = np.zeros((n_boot, n_rows), dtype=np.int64)
+
+    def put(chunk):
+        lengths_ = table.lengths[chunk.segment]
+        within = np.arange(chunk.table.n_rows) - np.repeat(chunk.table.offsets[:-1], lengths_)
+        rows = np.repeat(chunk.replicate * n_rows + table.offsets[:-1][chunk.segment], lengths_) + within
+        pos.ravel()[rows] = chunk.table.pos
+        neg.ravel()[rows] = chunk.table.neg
+
+    drain(producers, put, threads=2)
+    np.testing.assert_array_equal(pos.ravel(), expected.pos)
+    np.testing.assert_array_equal(neg.ravel(), expected.neg)
+    assert sum(1 for _ in replicate_chunks(table, 3, Streams.for_segments(2, table.n_segments, "b"))) >= 1
+
+
+def test_drain_keeps_each_producer_in_order_and_raises():
+    from aucpr_stats.resample.threads import drain
+
+    seen: list = []
+
+    def producer(k):
+        for i in range(50):
+            yield k, i
+
+    drain([producer(k) for k in range(4)], seen.append, threads=3)
+    assert sorted(seen) == [(k, i) for k in range(4) for i in range(50)]
+    for k in range(4):  # a producer is advanced by one thread at a time: its items come in order
+        mine = [i for kk, i in seen if kk == k]
+        assert mine == sorted(mine)
+
+    def broken():
+        yield 1
+        raise ValueError("producer failed")
+
+    for threads in (1, 2):
+        with pytest.raises(ValueError, match="producer failed"):
+            drain([broken(), producer(0)], lambda item: None, threads=threads)
+        with pytest.raises(ZeroDivisionError):
+            drain([producer(1)], lambda item: 1 / 0, threads=threads)

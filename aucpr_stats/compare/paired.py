@@ -18,19 +18,23 @@ separate intervals suggest.
 
 from __future__ import annotations
 
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+import functools
+import threading
 from typing import Any, Sequence
 
+import attrs
 import numpy as np
 import polars as pl
 
+from ..estimators.average_precision import average_precision_replicates
 from ..estimators.engine import evaluate
 from ..estimators.roc import delong_components, placement_values
+from ..estimators.tie_blocks import crossing_precision
 from ..ingest import Ingested, PairedScores
 from ..progress import progress_bar
-from ..resample import Streams, check_allocation, replicate_chunks
-from ..resample.threads import worker_threads
+from ..resample import Streams, check_allocation
+from ..resample.counts import replicate_producers
+from ..resample.threads import drain
 from ..ties import TieTable
 from .statistics import difference_columns, warn_small_rows, with_edge_notes, withhold_below_minimum
 
@@ -132,6 +136,133 @@ def joint_cells(group, positive, rows: list[np.ndarray], n_groups: int):
 TILED_RUNS_MAX = 8
 
 
+# ------------------------------------------- average precision straight from the joint cells
+def average_precision_blocks(kernel: Any) -> str | None:
+    """``tie_blocks`` of ``kernel`` when it is the average precision replicate kernel (else None)."""
+    if kernel is average_precision_replicates:
+        return "interpolate"
+    if (isinstance(kernel, functools.partial) and kernel.func is average_precision_replicates and not kernel.args
+            and set(kernel.keywords) <= {"tie_blocks"}):
+        return kernel.keywords.get("tie_blocks", "interpolate")
+    return None
+
+
+@attrs.frozen(eq=False)
+class PositiveRowMap:
+    """Where one score's positive tie rows sit among the joint cells of each group (fixed across replicates).
+
+    The cells of a group are its negative cells, then its positive cells
+    (:func:`joint_cells` sorts by class first). Arrays of cells are CSR over
+    groups with ``pos_offsets`` / ``neg_offsets``; arrays of positive rows
+    (tie rows of this score holding a positive cell, in descending score)
+    with ``row_offsets``.
+
+    Attributes
+    ----------
+    pos_take, neg_take : ndarray of int64
+        Per group, its positive (negative) cells in this score's row order,
+        as indices within the group's block of cells (negatives first).
+    pos_in_order, neg_in_order : ndarray of bool
+        Per group: its positive (negative) cells are already in row order
+        (the first score's, by the sort of :func:`joint_cells`).
+    end : ndarray of int64
+        Per positive row: index, in the sorted positive cells of its group,
+        of the row's last cell (its running positive count is read there).
+    upto, before : ndarray of int64
+        Per positive row: how many negative cells of its group lie at or
+        above the row, and strictly above it.
+    row : ndarray of int64
+        Per positive row: its tie row within the group's segment.
+    """
+
+    pos_take: np.ndarray
+    neg_take: np.ndarray
+    pos_in_order: np.ndarray
+    neg_in_order: np.ndarray
+    end: np.ndarray
+    upto: np.ndarray
+    before: np.ndarray
+    row: np.ndarray
+    row_offsets: np.ndarray
+    pos_offsets: np.ndarray
+    neg_offsets: np.ndarray
+
+    @classmethod
+    def build(cls, local_row: np.ndarray, cell_group: np.ndarray, is_pos: np.ndarray, n_groups: int):
+        def offsets_of(groups):
+            out = np.zeros(n_groups + 1, dtype=np.int64)
+            np.cumsum(np.bincount(groups, minlength=n_groups), out=out[1:])
+            return out
+
+        sorted_cells = []
+        for cells in (np.flatnonzero(is_pos), np.flatnonzero(~is_pos)):
+            order = np.lexsort((local_row[cells], cell_group[cells]))  # by group, then tie row
+            group = cell_group[cells][order]
+            offsets = offsets_of(group)
+            moved = np.bincount(group, weights=order != np.arange(order.size), minlength=n_groups)
+            sorted_cells.append((order - offsets[group], group, local_row[cells][order], offsets, moved == 0))
+        (pos_take, p_group, p_row, pos_offsets, pos_in_order), (neg_take, n_group, n_row, neg_offsets,
+                                                                 neg_in_order) = sorted_cells
+        pos_take += (neg_offsets[1:] - neg_offsets[:-1])[p_group]  # a group's positive cells follow its negatives
+        last = np.ones(p_row.size, dtype=bool)  # the last positive cell of each (group, tie row)
+        last[:-1] = (p_row[1:] != p_row[:-1]) | (p_group[1:] != p_group[:-1])
+        ends = np.flatnonzero(last)
+        row_group, row = p_group[ends], p_row[ends]
+        width = int(local_row.max()) + 2 if local_row.size else 1
+        neg_key, row_key = n_group * width + n_row, row_group * width + row  # sorted (group, row) keys
+        start = neg_offsets[row_group]
+        return cls(pos_take=pos_take, neg_take=neg_take, pos_in_order=pos_in_order, neg_in_order=neg_in_order,
+                   end=ends - pos_offsets[row_group],
+                   upto=np.searchsorted(neg_key, row_key, side="right") - start,
+                   before=np.searchsorted(neg_key, row_key, side="left") - start,
+                   row=row, row_offsets=offsets_of(row_group), pos_offsets=pos_offsets, neg_offsets=neg_offsets)
+
+    def average_precision(self, s: int, pos_counts: np.ndarray, neg_counts: np.ndarray, width: int,
+                          n_pos: int, tie_blocks: str) -> np.ndarray:
+        """Average precision of replicates of group ``s``: the bits of the replicate kernel on their tables.
+
+        ``pos_counts`` and ``neg_counts`` (replicates, cells of ``s``) are the
+        drawn counts in cell order;
+        ``width`` is the number of tie rows of ``s`` in this score's table.
+        The running sums of the kernel (exact integers) are read only at the
+        rows holding positives; the precision sum of every tie row, zero
+        elsewhere, is then summed per replicate by the same ``np.add.reduceat``
+        over the same row layout as
+        :func:`~aucpr_stats.estimators.average_precision.average_precision_replicates`,
+        so the values are the same bits (Boyd et al. 2013, Eq. 9).
+        """
+        reps = pos_counts.shape[0]
+        rows = slice(self.row_offsets[s], self.row_offsets[s + 1])
+        lo, hi = self.pos_offsets[s], self.pos_offsets[s + 1]
+        n_neg = int(self.neg_offsets[s + 1] - self.neg_offsets[s])
+        # the positive cells in this score's row order (a gather, unless they are in order already)
+        ordered = (pos_counts[:, n_neg:] if self.pos_in_order[s]
+                   else np.take(pos_counts, self.pos_take[lo:hi], axis=1))
+        tp = np.take(np.cumsum(ordered, axis=1), self.end[rows], axis=1)  # TP at the bottom of each row
+        b = np.diff(tp, axis=1, prepend=0)  # the row's positives
+        negatives = np.zeros((reps, n_neg + 1), dtype=np.int64)  # 0, then running sums
+        lo, hi = self.neg_offsets[s], self.neg_offsets[s + 1]
+        ordered = (neg_counts[:, :n_neg] if self.neg_in_order[s]
+                   else np.take(neg_counts, self.neg_take[lo:hi], axis=1))
+        np.cumsum(ordered, axis=1, out=negatives[:, 1:])
+        fp = np.take(negatives, self.upto[rows], axis=1)
+        admitted = tp + fp
+        precision_sum = np.divide(b * tp, admitted, out=np.zeros(b.shape), where=b > 0)
+        if tie_blocks == "interpolate":  # rows holding both classes: the mean precision of the crossing
+            own = fp - np.take(negatives, self.before[rows], axis=1)
+            mixed = np.flatnonzero((b > 0) & (own > 0))
+            if mixed.size:
+                bm, nm = b.ravel()[mixed], own.ravel()[mixed]
+                a = tp.ravel()[mixed] - bm
+                precision_sum.ravel()[mixed] = bm * crossing_precision(a, admitted.ravel()[mixed] - a - bm - nm,
+                                                                       bm, nm)
+        every_row = np.zeros(reps * width)
+        target = self.row[rows][None, :] + (np.arange(reps, dtype=np.int64) * width)[:, None]
+        every_row[target.ravel()] = precision_sum.ravel()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.add.reduceat(every_row, np.arange(reps, dtype=np.int64) * width) / n_pos
+
+
 def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: int, streams: Streams,
                      progress: bool | None = False) -> np.ndarray:
     """Replicate estimates, shape (n_scores, n_estimators, n_groups, n_boot), all scores on the same draws.
@@ -176,9 +307,40 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
         within = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], lengths)
         return target, ties.score[np.repeat(ties.offsets[:-1][source], lengths) + within], offsets
 
+    # average precision is read straight from the drawn cell counts (the kernel's bits, no replicate tables)
+    blocks = [average_precision_blocks(kernel) for kernel in kernels]
+    direct = [j for j, b in enumerate(blocks) if b is not None]
+    if direct:
+        is_pos = cells.pos > 0
+        maps = [PositiveRowMap.build(local_row, cell_group, is_pos, n_groups) for local_row in local_rows]
+
+    def evaluate_runs(chunk, runs: np.ndarray) -> None:
+        """The estimators of ``direct`` on a chunk of few runs, run by run."""
+        pos, neg, offsets = chunk.table.pos, chunk.table.neg, chunk.table.offsets
+        for first, stop in zip(runs, [*runs[1:], chunk.segment.size]):
+            s, reps = int(chunk.segment[first]), int(stop - first)
+            shape = (reps, int(cells.lengths[s]))
+            counts = slice(offsets[first], offsets[stop])
+            pos_counts, neg_counts = pos[counts].reshape(shape), neg[counts].reshape(shape)
+            replicate = chunk.replicate[first:stop]
+            for k, ties in enumerate(tables):
+                width = int(ties.lengths[s])
+                if width == 0:  # an empty group: NaN, as the kernel gives
+                    continue
+                for j in direct:
+                    out[k, j, s, replicate] = maps[k].average_precision(s, pos_counts, neg_counts, width,
+                                                                        int(ties.n_pos[s]), blocks[j])
+
     def evaluate(chunk) -> None:  # writes only this chunk's (group, replicate) cells of `out`
         source = chunk.segment
         runs = np.flatnonzero(np.concatenate(([True], source[1:] != source[:-1])))
+        on_tables = range(len(kernels))
+        if direct and runs.size <= TILED_RUNS_MAX:
+            evaluate_runs(chunk, runs)
+            on_tables = [j for j in on_tables if j not in direct]
+            if not on_tables:
+                bar_update(source.size)
+                return
         if runs.size > TILED_RUNS_MAX:
             # each drawn cell: its source cell, then its tie row in each score's table
             cell = np.repeat(cells.offsets[:-1][source] - chunk.table.offsets[:-1], cells.lengths[source])
@@ -192,25 +354,21 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
             pos = np.bincount(target, weights=chunk.table.pos, minlength=offsets[-1]).astype(np.int64)
             neg = np.bincount(target, weights=chunk.table.neg, minlength=offsets[-1]).astype(np.int64)
             table = TieTable(score, pos, neg, offsets)
-            for j, kernel in enumerate(kernels):
+            for j in on_tables:
                 with np.errstate(all="ignore"):
-                    out[k, j, source, chunk.replicate] = np.asarray(kernel(table), dtype=np.float64)
+                    out[k, j, source, chunk.replicate] = np.asarray(kernels[j](table), dtype=np.float64)
+        bar_update(source.size)
 
     bar = progress_bar(n_groups * n_boot, "paired bootstrap", progress)
-    # draws on this thread in a fixed order; the replicates are evaluated on worker threads meanwhile
-    threads = worker_threads()
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        waiting: deque = deque()
-        for chunk in replicate_chunks(cells, n_boot, streams):
-            bar.update(chunk.segment.size)
-            if threads < 2:
-                evaluate(chunk)
-                continue
-            waiting.append(pool.submit(evaluate, chunk))
-            while len(waiting) > threads:
-                waiting.popleft().result()
-        for future in waiting:
-            future.result()
+    lock = threading.Lock()
+
+    def bar_update(n: int) -> None:
+        with lock:
+            bar.update(n)
+
+    # each range of groups is drawn by one thread at a time from the groups' own streams (the same numbers
+    # for any number of threads); the chunks are evaluated on whichever thread is free
+    drain(replicate_producers(cells, n_boot, streams), evaluate)
     bar.close()
     return out
 

@@ -56,6 +56,7 @@ __all__ = [
     "PoissonFillSampler",
     "ReplicateChunk",
     "replicate_chunks",
+    "replicate_producers",
     "bootstrap_estimates",
     "stratified_counts",
 ]
@@ -279,12 +280,19 @@ def replicate_chunks(ties: TieTable, n_boot: int, streams: Streams,
     """
     if ties.n_segments != len(streams):
         raise ValueError("one stream per segment is needed")
-    positives, negatives = _ClassCounts(ties, ties.pos), _ClassCounts(ties, ties.neg)
-    blocks = _block_sizes(ties, n_boot, chunk_size)
+    samplers = (_ClassCounts(ties, ties.pos), _ClassCounts(ties, ties.neg))
+    yield from _range_chunks(ties, samplers, n_boot, streams, _block_sizes(ties, n_boot, chunk_size),
+                             range(ties.n_segments))
+
+
+def _range_chunks(ties: TieTable, samplers: tuple, n_boot: int, streams: Streams, blocks: np.ndarray,
+                  segments: range) -> Iterator[ReplicateChunk]:
+    """The chunks of :func:`replicate_chunks` over some consecutive ``segments``."""
+    positives, negatives = samplers
     per_replicate = ties.lengths + ties.n_pos + ties.n_neg  # the work of one replicate of each segment
     pieces: list[tuple[int, int, np.ndarray, np.ndarray]] = []
     cells = 0
-    for s in range(ties.n_segments):
+    for s in segments:
         rng = streams[s]
         for start in range(0, n_boot, int(blocks[s])):
             size = min(int(blocks[s]), n_boot - start)
@@ -296,6 +304,33 @@ def replicate_chunks(ties: TieTable, n_boot: int, streams: Streams,
             cells += work
     if pieces:
         yield _assemble(ties, pieces)
+
+
+def replicate_producers(ties: TieTable, n_boot: int, streams: Streams, chunk_size: int | None = None,
+                        threads: int | None = None) -> list[Iterator[ReplicateChunk]]:
+    """The replicates of :func:`replicate_chunks`, split into producers over ranges of consecutive segments.
+
+    Every segment's replicates are drawn from its own stream, in the same
+    blocks and order as :func:`replicate_chunks`, so they are the same
+    numbers; only the grouping of segments into chunks differs. Run the
+    producers with :func:`~aucpr_stats.resample.threads.drain`: each range's
+    draws are made on whichever thread advances it, so the draws of
+    different groups run on several cores. About four ranges of equal work
+    per thread (``threads`` as :func:`~aucpr_stats.resample.threads.worker_threads`),
+    never fewer rows than a chunk's budget each.
+    """
+    if ties.n_segments != len(streams):
+        raise ValueError("one stream per segment is needed")
+    samplers = (_ClassCounts(ties, ties.pos), _ClassCounts(ties, ties.neg))
+    blocks = _block_sizes(ties, n_boot, chunk_size)
+    work = np.cumsum((ties.lengths + ties.n_pos + ties.n_neg + 1) * n_boot)  # +1: an empty segment costs a call
+    total = int(work[-1]) if work.size else 0
+    n_ranges = max(1, min(4 * worker_threads(threads), total // CHUNK_ELEMENTS, ties.n_segments))
+    # cut after the segment where the running work passes each 1/n_ranges of the total
+    cuts = np.unique(np.searchsorted(work, np.arange(1, n_ranges) * total / n_ranges) + 1)
+    bounds = [0, *(int(c) for c in cuts if 0 < c < ties.n_segments), ties.n_segments]
+    return [_range_chunks(ties, samplers, n_boot, streams, blocks, range(lo, hi))
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
 def _assemble(ties: TieTable, pieces: list) -> ReplicateChunk:

@@ -11,6 +11,9 @@ reference / ours ratios) for the cases where users wait:
   on fewer replicates and scaled);
 * ``paired``: a paired AUCPR bootstrap (1,000 replicates, 50 groups x 4,000
   rows) against a scikit-learn loop over groups and replicates;
+* ``allpairs``: a paired AUCPR bootstrap of all 190 pairs of 20 scores on
+  2*10^5 rows (one group, 1,000 replicates) against a scikit-learn loop
+  (20 average precisions per replicate, run on 5 replicates and scaled);
 * ``many``: 10^5 groups of 20 rows x 1,000 replicates in a child process
   (wall time and peak resident memory), against pandas groupby + a
   scikit-learn loop timed on a few groups and replicates and scaled.
@@ -145,6 +148,47 @@ def paired_case(n_groups: int, size: int, n_boot: int, reference_boot: int) -> C
     )
 
 
+def allpairs_case(n: int, n_scores: int, n_boot: int, reference_boot: int) -> Case:
+    import polars as pl
+    from sklearn.metrics import average_precision_score
+
+    from aucpr_stats.compare import compare
+
+    rng = np.random.default_rng(16)
+    y, s = scores(rng, n)
+    columns = {f"s{k}": s + rng.standard_normal(n) * (0.5 + 0.05 * k) for k in range(n_scores)}  # correlated
+    data = pl.DataFrame({"y": y, **columns})
+    matrix = np.column_stack(list(columns.values()))
+    pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
+
+    def ours():
+        return compare(data, "y", list(columns), metric="aucpr", method="bootstrap",
+                       estimator="average_precision", n_boot=n_boot, seed=1)
+
+    def reference():
+        rng = np.random.default_rng(1)
+        out = np.empty((reference_boot, n_scores * (n_scores - 1) // 2))
+        upper = np.triu_indices(n_scores, 1)
+        for r in range(reference_boot):
+            rows = stratified_rows(rng, pos, neg)
+            yr = y[rows]
+            ap = np.array([average_precision_score(yr, matrix[rows, k]) for k in range(n_scores)])
+            out[r] = (ap[:, None] - ap[None, :])[upper]  # every pair's difference
+        return out
+
+    return Case(
+        name="allpairs",
+        description=f"paired AUCPR bootstrap of all pairs of {n_scores} scores (average precision), {n_boot} "
+                    f"replicates, {n:.0e} rows",
+        ours=ours,
+        reference=reference,
+        reference_label=f"loop over sklearn (timed on {reference_boot} replicates, scaled)",
+        reference_scale=n_boot / reference_boot,
+        target=">= 30x",
+        max_repeats=1,
+    )
+
+
 # --------------------------------------------------- many groups (child process)
 def vm_bytes(field_name: str) -> int:
     """A field of /proc/self/status (VmRSS, VmHWM) in bytes."""
@@ -214,7 +258,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="10x smaller data, 1 repeat")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--cases", default="grouped_ap,grouped_default,boot,paired,many")
+    parser.add_argument("--cases", default="grouped_ap,grouped_default,boot,paired,allpairs,many")
     parser.add_argument("--out", default=str(HERE / "speed_results.md"))
     parser.add_argument("--child", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -238,6 +282,8 @@ def main(argv: list[str] | None = None) -> None:
                 cases.append(boot_case(metric, n // scale, 1000 // scale, reference_boot))
     if "paired" in wanted:
         cases.append(paired_case(50, 4000 // scale, 1000 // scale, reference_boot=10))
+    if "allpairs" in wanted:
+        cases.append(allpairs_case(2 * 10**5 // scale, 20, 1000 // scale, reference_boot=5))
     for case in cases:
         case.run(repeats, reference_repeats=1)
         print(f"{case.name}: " + ", ".join(f"{k} {fmt_seconds(v)}" for k, v in case.medians().items()), flush=True)
@@ -247,7 +293,7 @@ def main(argv: list[str] | None = None) -> None:
         print(notes[-1], flush=True)
     text = "\n".join([
         f"Machine: {header}.",
-        (f"{repeats} interleaved repeats (10^6-row bootstraps: 1; references: 1), medians; total "
+        (f"{repeats} interleaved repeats (10^6-row bootstraps and all pairs: 1; references: 1), medians; total "
          f"{time.perf_counter() - started:.0f} s."),
         "",
         table(cases),

@@ -165,6 +165,8 @@ class PositiveRowMap:
     pos_in_order, neg_in_order : ndarray of bool
         Per group: its positive (negative) cells are already in row order
         (the first score's, by the sort of :func:`joint_cells`).
+    mixed_rows : ndarray of bool
+        Per group: some tie row of this score holds cells of both classes.
     end : ndarray of int64
         Per positive row: index, in the sorted positive cells of its group,
         of the row's last cell (its running positive count is read there).
@@ -179,6 +181,7 @@ class PositiveRowMap:
     neg_take: np.ndarray
     pos_in_order: np.ndarray
     neg_in_order: np.ndarray
+    mixed_rows: np.ndarray
     end: np.ndarray
     upto: np.ndarray
     before: np.ndarray
@@ -211,10 +214,11 @@ class PositiveRowMap:
         width = int(local_row.max()) + 2 if local_row.size else 1
         neg_key, row_key = n_group * width + n_row, row_group * width + row  # sorted (group, row) keys
         start = neg_offsets[row_group]
+        upto = np.searchsorted(neg_key, row_key, side="right") - start
+        before = np.searchsorted(neg_key, row_key, side="left") - start
         return cls(pos_take=pos_take, neg_take=neg_take, pos_in_order=pos_in_order, neg_in_order=neg_in_order,
-                   end=ends - pos_offsets[row_group],
-                   upto=np.searchsorted(neg_key, row_key, side="right") - start,
-                   before=np.searchsorted(neg_key, row_key, side="left") - start,
+                   mixed_rows=np.bincount(row_group, weights=upto > before, minlength=n_groups) > 0,
+                   end=ends - pos_offsets[row_group], upto=upto, before=before,
                    row=row, row_offsets=offsets_of(row_group), pos_offsets=pos_offsets, neg_offsets=neg_offsets)
 
     def average_precision(self, s: int, pos_counts: np.ndarray, neg_counts: np.ndarray, width: int,
@@ -222,7 +226,8 @@ class PositiveRowMap:
         """Average precision of replicates of group ``s``: the bits of the replicate kernel on their tables.
 
         ``pos_counts`` and ``neg_counts`` (replicates, cells of ``s``) are the
-        drawn counts in cell order;
+        drawn counts in cell order (any integer type: the negatives are
+        gathered once per score, so a narrow type keeps them in cache);
         ``width`` is the number of tie rows of ``s`` in this score's table.
         The running sums of the kernel (exact integers) are read only at the
         rows holding positives; the precision sum of every tie row, zero
@@ -242,13 +247,13 @@ class PositiveRowMap:
         b = np.diff(tp, axis=1, prepend=0)  # the row's positives
         negatives = np.zeros((reps, n_neg + 1), dtype=np.int64)  # 0, then running sums
         lo, hi = self.neg_offsets[s], self.neg_offsets[s + 1]
-        ordered = (neg_counts[:, :n_neg] if self.neg_in_order[s]
-                   else np.take(neg_counts, self.neg_take[lo:hi], axis=1))
-        np.cumsum(ordered, axis=1, out=negatives[:, 1:])
+        negatives[:, 1:] = (neg_counts[:, :n_neg] if self.neg_in_order[s]
+                            else np.take(neg_counts, self.neg_take[lo:hi], axis=1))
+        np.cumsum(negatives[:, 1:], axis=1, out=negatives[:, 1:])  # int64 to int64: numpy's fast loop
         fp = np.take(negatives, self.upto[rows], axis=1)
         admitted = tp + fp
         precision_sum = np.divide(b * tp, admitted, out=np.zeros(b.shape), where=b > 0)
-        if tie_blocks == "interpolate":  # rows holding both classes: the mean precision of the crossing
+        if tie_blocks == "interpolate" and self.mixed_rows[s]:  # rows holding both classes: the crossing
             own = fp - np.take(negatives, self.before[rows], axis=1)
             mixed = np.flatnonzero((b > 0) & (own > 0))
             if mixed.size:
@@ -256,11 +261,34 @@ class PositiveRowMap:
                 a = tp.ravel()[mixed] - bm
                 precision_sum.ravel()[mixed] = bm * crossing_precision(a, admitted.ravel()[mixed] - a - bm - nm,
                                                                        bm, nm)
-        every_row = np.zeros(reps * width)
-        target = self.row[rows][None, :] + (np.arange(reps, dtype=np.int64) * width)[:, None]
-        every_row[target.ravel()] = precision_sum.ravel()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.add.reduceat(every_row, np.arange(reps, dtype=np.int64) * width) / n_pos
+        target = (self.row[rows][None, :] + (np.arange(reps, dtype=np.int64) * width)[:, None]).ravel()
+        every_row = _zeros(reps * width)  # zero but at the rows holding positives, as in the kernel
+        every_row[target] = precision_sum.ravel()
+        try:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.add.reduceat(every_row, np.arange(reps, dtype=np.int64) * width) / n_pos
+        finally:
+            every_row[target] = 0.0  # back to zeros for the next call on this thread
+
+
+_scratch = threading.local()
+
+
+def _zeros(size: int) -> np.ndarray:
+    """A float64 array of ``size`` zeros owned by this thread (reused: the caller puts the zeros back)."""
+    buffer = getattr(_scratch, "zeros", None)
+    if buffer is None or buffer.size < size:
+        buffer = _scratch.zeros = np.zeros(max(size, 1 << 16))
+    return buffer[:size]
+
+
+def _narrow(counts: np.ndarray) -> np.ndarray:
+    """``counts`` (non-negative integers) in the narrowest unsigned type that holds them."""
+    top = int(counts.max()) if counts.size else 0
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(dtype).max:
+            return counts.astype(dtype)
+    return counts
 
 
 def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: int, streams: Streams,
@@ -321,7 +349,7 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
             s, reps = int(chunk.segment[first]), int(stop - first)
             shape = (reps, int(cells.lengths[s]))
             counts = slice(offsets[first], offsets[stop])
-            pos_counts, neg_counts = pos[counts].reshape(shape), neg[counts].reshape(shape)
+            pos_counts, neg_counts = pos[counts].reshape(shape), _narrow(neg[counts]).reshape(shape)
             replicate = chunk.replicate[first:stop]
             for k, ties in enumerate(tables):
                 width = int(ties.lengths[s])

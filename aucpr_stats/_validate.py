@@ -68,6 +68,8 @@ class ColumnSpec:
     negative: tuple | None = None
     #: Which way the score points: ``"higher"`` (larger = more likely positive), ``"lower"`` or ``"auto"``.
     direction: str = "higher"
+    #: A column of case weights (None: every row counts once).
+    weights: str | None = None
 
     @property
     def scores(self) -> tuple[str, ...]:

@@ -23,7 +23,8 @@ _RESULTS = {"aucpr": AucprResult, "auroc": AurocResult}
 def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *,
               positive: Any, missing: Any, fold: Any = None, ties: Any = DEFAULT_TIES,
               partial: dict | None = None, negative: Any = None, direction: Any = "higher",
-              unused_levels: Any = "keep") -> EstimateResult:
+              unused_levels: Any = "keep", prevalence: Any = None, weights: Any = None,
+              cluster: Any = None) -> EstimateResult:
     """Check, ingest, run the estimators over every group at once, and assemble the result.
 
     Written once for every metric: groups without both classes get NaN, a
@@ -32,24 +33,33 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     registry = ESTIMATORS[metric]
     names = _validate.names_or_all_iv(estimator, "estimator", list(registry))
     ties = ties_iv(ties)
+    if prevalence is not None:
+        prevalence = _validate.probability_iv(prevalence, "prevalence")
     window = partial_iv(metric, **(partial or {}))  # a partial area: its label is the estimator's name
     if window is not None:
         names = partial_names(metric, names, window)
     ingested = read(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    fold=fold, negative=negative, direction=direction, unused_levels=unused_levels, stacklevel=3)
+                    fold=fold, negative=negative, direction=direction, unused_levels=unused_levels,
+                    weights=weights, cluster=cluster, stacklevel=3)
     result = _RESULTS[metric](
         ties=ingested.ties,
         keys=ingested.keys,
         by=ingested.key_columns,
         estimators=names,
-        estimates=evaluate(ingested.ties, records(metric, names, ties)),
+        estimates=evaluate(ingested.ties, records(metric, names, ties, prevalence=prevalence)),
         notes=ingested.notes,
         frame_kind=ingested.kind,
         outcome=ingested.spec.outcome,
         score=ingested.spec.score,
         options={"positive": positive, "negative": ingested.spec.negative, "missing": missing, "ties": ties,
                  "direction": _direction_option(ingested), "unused_levels": unused_levels,
-                 **({} if window is None else {"partial": window.as_dict()})},
+                 **({} if window is None else {"partial": window.as_dict()}),
+                 **({} if prevalence is None else {"prevalence": prevalence}),
+                 **({} if ingested.spec.weights is None else {"weights": ingested.spec.weights}),
+                 **({} if cluster is None else {"cluster": ingested.clusters.column})},
+        clusters=ingested.clusters,
+        weighted_cells=ingested.weighted_cells,
+        weight_sums=ingested.weight_sums,
     )
     if ingested.folds is None:
         return result
@@ -80,6 +90,9 @@ def aucpr(
     negative: Any = None,
     direction: str = "higher",
     unused_levels: str = "keep",
+    prevalence: float | None = None,
+    weights: str | None = None,
+    cluster: str | None = None,
 ) -> AucprResult:
     """Area under the precision-recall curve, per group.
 
@@ -160,6 +173,18 @@ def aucpr(
         estimate and the note ``"no rows: level not in the data"``; several
         key columns give every combination (as pandas'
         ``groupby(observed=False)``). ``"drop"``: only groups with rows left.
+    prevalence : float in (0, 1), optional
+        A population prevalence to report the area at (Boyd et al. 2013,
+        section 3.1: "the skew is assumed to be given"), for samples whose
+        prevalence is not the population's (case-control and nested
+        case-control studies). Each group's negatives are reweighted so that
+        positives make up ``prevalence`` of the weight
+        (:mod:`aucpr_stats.estimators.prevalence`); the prevalence is then
+        treated as known by every interval (the bootstrap keeps class sizes).
+        The frame gains a ``stated_prevalence`` column; ``prevalence`` stays
+        the sample's. It assumes the sampled negatives represent the
+        population's negatives (controls sampled at random, or within strata
+        with weights).
 
     Returns
     -------
@@ -204,7 +229,8 @@ def aucpr(
     return _estimate("aucpr", estimator, data_or_formula, data, outcome, score, by, positive=positive,
                      missing=missing, fold=fold, ties=ties,
                      partial={"recall": recall, "standardized": standardized},
-                     negative=negative, direction=direction, unused_levels=unused_levels)
+                     negative=negative, direction=direction, unused_levels=unused_levels, prevalence=prevalence,
+                     weights=weights, cluster=cluster)
 
 
 def auroc(
@@ -224,6 +250,8 @@ def auroc(
     negative: Any = None,
     direction: str = "higher",
     unused_levels: str = "keep",
+    weights: str | None = None,
+    cluster: str | None = None,
 ) -> AurocResult:
     """Area under the ROC curve (A', ties counted one half), per group.
 
@@ -344,4 +372,5 @@ def auroc(
     return _estimate("auroc", estimator, data_or_formula, data, outcome, score, by, positive=positive,
                      missing=missing,
                      partial={"specificity": specificity, "sensitivity": sensitivity, "standardized": standardized},
-                     negative=negative, direction=direction, unused_levels=unused_levels)
+                     negative=negative, direction=direction, unused_levels=unused_levels, weights=weights,
+                     cluster=cluster)

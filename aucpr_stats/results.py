@@ -116,12 +116,46 @@ class EstimateResult(GroupedResult):
     outcome: str
     score: str
     options: dict = attrs.field(factory=dict)
+    #: With ``cluster=``: tie tables per (group, cluster) (:class:`aucpr_stats.ingest.FoldTables`), else None.
+    clusters: Any = attrs.field(default=None, kw_only=True)
+    #: With ``weights=``: the rows per (score, weight) cell (:class:`aucpr_stats.ingest.weights.WeightedCells`).
+    weighted_cells: Any = attrs.field(default=None, kw_only=True)
+    #: With ``weights=``: rows and weights per group and class (:class:`aucpr_stats.ingest.weights.WeightSums`).
+    weight_sums: Any = attrs.field(default=None, kw_only=True)
+
+    @property
+    def n_pos(self) -> np.ndarray:
+        """Positives per group: rows (with ``weights=`` too; their total weight is in ``ties.n_pos``)."""
+        return self.ties.n_pos if self.weight_sums is None else self.weight_sums.rows_pos
+
+    @property
+    def n_neg(self) -> np.ndarray:
+        """Negatives per group: rows (with ``weights=`` too)."""
+        return self.ties.n_neg if self.weight_sums is None else self.weight_sums.rows_neg
+
+    @property
+    def prevalence(self) -> np.ndarray:
+        """Proportion of positives per group, weighted with ``weights=`` (NaN for an empty group)."""
+        pos, neg = self.ties.n_pos, self.ties.n_neg
+        total = pos + neg
+        return np.divide(pos, total, out=np.full(total.shape, np.nan), where=total > 0)
+
+    @property
+    def effective_n_pos(self) -> np.ndarray:
+        """The count closed-form intervals use: positives, or their Kish effective number with ``weights=``."""
+        return self.n_pos if self.weight_sums is None else self.weight_sums.effective_pos
+
+    @property
+    def effective_n_neg(self) -> np.ndarray:
+        """Negatives, or their Kish effective number with ``weights=``."""
+        return self.n_neg if self.weight_sums is None else self.weight_sums.effective_neg
 
     def estimator_records(self) -> list:
         """The registry records of the result's estimators, under the result's ``ties=`` option."""
         from .estimators.registry import records
 
-        return records(self.metric, self.estimators, self.options.get("ties", "interpolate"))
+        return records(self.metric, self.estimators, self.options.get("ties", "interpolate"),
+                       prevalence=self.options.get("prevalence"))
 
     @property
     def estimate(self) -> float:
@@ -155,11 +189,17 @@ class EstimateResult(GroupedResult):
                 "n_pos": self.n_pos[groups],
                 "n_neg": self.n_neg[groups],
                 "prevalence": self.prevalence[groups],
+                **self._stated_prevalence(groups.size),
                 "note": pl.Series([self.notes[g] for g in groups], dtype=pl.String),
                 "n_missing": self.keys["n_missing"].to_numpy()[groups],
             }
         )
         return self.with_keys(body, groups)
+
+    def _stated_prevalence(self, n_rows: int) -> dict:
+        """A ``stated_prevalence`` column when the estimates are at a stated population prevalence."""
+        stated = self.options.get("prevalence")
+        return {} if stated is None else {"stated_prevalence": np.full(n_rows, float(stated))}
 
     def to_polars(self) -> pl.DataFrame:
         """The frame of :meth:`to_frame` as a polars DataFrame, whatever the caller's frame type."""
@@ -169,7 +209,9 @@ class EstimateResult(GroupedResult):
         """One row per group and estimator, in the caller's frame type.
 
         Columns: the group keys (in ``by`` order), ``estimator``, ``estimate``,
-        ``n_pos``, ``n_neg``, ``prevalence``, ``note`` (why an estimate is NaN),
+        ``n_pos``, ``n_neg``, ``prevalence`` (of the sample), ``stated_prevalence``
+        (with ``prevalence=``: the population prevalence the estimates are
+        computed at), ``note`` (why an estimate is NaN),
         ``n_missing`` (rows dropped for missing values with ``missing="drop"``).
         """
         return _frames.to_caller(self._frame_polars(), self.frame_kind)
@@ -189,7 +231,10 @@ class EstimateResult(GroupedResult):
         groups = [c for c in self.by if not (several and c == "score")]
         grouping = f", by {', '.join(groups)}" if groups else ""
         scores = ", ".join(self.score) if several else self.score
-        return f"{self.metric_label} of {scores} for outcome {self.outcome}{grouping}{self._direction_text()}"
+        stated = self.options.get("prevalence")
+        at = "" if stated is None else f", at a stated prevalence of {stated:g}"
+        return (f"{self.metric_label} of {scores} for outcome {self.outcome}{grouping}{at}"
+                f"{self._direction_text()}")
 
     def _direction_text(self) -> str:
         """``"; lower scores predict the positive outcome"`` when a score was read reversed (``direction=``)."""

@@ -206,6 +206,8 @@ def _interval_block(task: Task, config: Config, rng: np.random.Generator) -> lis
             for name, record in INTERVAL_METHODS[metric].items():
                 if record.serves is not None and not record.serves(ESTIMATORS[metric][estimator]):
                     continue
+                if "rows" not in record.designs:
+                    continue  # needs clusters: its own study (benchmarks/cluster_coverage.py)
                 if "n_boot" in record.options and not task.resample:
                     continue  # a resampling method above --interval-max-rows: "not run"
                 options = {k: v for k, v in (("n_boot", config.n_boot), ("seed", method_seed)) if k in record.options}

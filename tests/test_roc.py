@@ -287,7 +287,7 @@ def test_degenerate_group_gets_nan_and_note():
 def test_argument_errors():
     data = ct_ratings()
     result = auroc(data, "y", "rating")
-    with pytest.raises(InputError, match=r"`method` must be one of \['delong', 'logit', 'hanley_mcneil', 'newcombe', 'bootstrap'\] or 'all'; got 'wald'"):
+    with pytest.raises(InputError, match=r"`method` must be one of \['delong', 'logit', 'hanley_mcneil', 'newcombe', 'bootstrap', 'obuchowski'\] or 'all'; got 'wald'"):
         result.conf_int(method="wald")
     with pytest.raises(InputError, match="`level` must be strictly between 0 and 1; got 1.5"):
         result.conf_int(level=1.5)

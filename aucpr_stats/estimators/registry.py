@@ -183,10 +183,21 @@ DEFAULT_PR_ESTIMATOR = DEFAULT_ESTIMATOR["aucpr"]
 DEFAULT_ROC_ESTIMATOR = DEFAULT_ESTIMATOR["auroc"]
 
 
-def records(metric: str, names: Sequence[str], ties: str = DEFAULT_TIES) -> list[Estimator]:
-    """The registry records of ``names`` under ``ties=`` (names already checked; partial-area labels too)."""
+def records(metric: str, names: Sequence[str], ties: str = DEFAULT_TIES, prevalence: float | None = None
+            ) -> list[Estimator]:
+    """The registry records of ``names`` under ``ties=`` (names already checked; partial-area labels too).
+
+    With ``prevalence``, an AUCPR estimator is evaluated at that population
+    prevalence (:mod:`.prevalence`); AUROC does not depend on it.
+    """
     registry = ESTIMATORS[metric]
-    return [registry[name].under(ties) if name in registry else _partial_record(metric, name, ties) for name in names]
+    chosen = [registry[name].under(ties) if name in registry else _partial_record(metric, name, ties)
+              for name in names]
+    if prevalence is None or metric != "aucpr":
+        return chosen
+    from .prevalence import prevalence_records
+
+    return prevalence_records(chosen, prevalence)
 
 
 def _partial_record(metric: str, label: str, ties: str) -> Estimator:

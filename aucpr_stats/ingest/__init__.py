@@ -101,6 +101,15 @@ class Ingested:
         (column, rows) for each ``by`` column with missing values.
     directions : dict
         The direction each score was read in (``"higher"`` or ``"lower"``).
+    clusters : FoldTables, optional
+        With ``cluster=``: the tie tables per (group, cluster), the units of
+        the cluster bootstrap and of the cluster-robust variance.
+    weighted_cells : WeightedCells, optional
+        With ``weights=`` (and no ``cluster=``): the rows per (score, weight)
+        cell of each group, for the weighted bootstrap (:mod:`.weights`).
+    weight_sums : WeightSums, optional
+        With ``weights=``: rows, total and squared weights per group and
+        class (Kish effective sizes).
     """
 
     ties: TieTable | None
@@ -113,6 +122,9 @@ class Ingested:
     unused: np.ndarray | None = None
     missing_keys: tuple = ()
     directions: dict = attrs.field(factory=dict)
+    clusters: FoldTables | None = None
+    weighted_cells: Any = None
+    weight_sums: Any = None
 
     @property
     def key_columns(self) -> tuple[str, ...]:
@@ -130,7 +142,7 @@ class Ingested:
 def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *, positive: Any,
          missing: Any, fold: Any = None, between: Any = None, paired: bool = False,
          negative: Any = None, direction: Any = "higher", unused_levels: Any = "keep",
-         stacklevel: int = 3) -> Ingested:
+         weights: Any = None, cluster: Any = None, stacklevel: int = 3) -> Ingested:
     """The start of every public entry point: resolve a formula, check the columns, ingest, note degenerate groups.
 
     Parameters
@@ -151,6 +163,9 @@ def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: An
     fold, between : str, optional
         A fold column (per-fold tables too) or a column whose levels are
         compared (one more key, before ``score``).
+    weights, cluster : str, optional
+        A column of case weights (weighted counts, :mod:`.weights`), and a
+        column of cluster ids (tables per (group, cluster) too).
     paired : bool
         Several scores compared on their complete rows (:class:`PairedScores`).
     stacklevel : int
@@ -173,8 +188,17 @@ def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: An
         fold = _validate.extra_column_iv(data, fold, "fold", spec)
     if between is not None:
         between = _validate.extra_column_iv(data, between, "between", spec)
+    if weights is not None:
+        spec = attrs.evolve(spec, weights=_validate.extra_column_iv(data, weights, "weights", spec))
+    if cluster is not None:
+        cluster = _validate.extra_column_iv(data, cluster, "cluster", spec)
+        if fold is not None:
+            raise InputError("`fold=` and `cluster=` cannot be combined yet: pass the fold column only, with folds "
+                             "made of whole clusters")
+        if cluster == spec.weights:
+            raise InputError(f"`cluster` and `weights` name the same column {cluster!r}")
     ingested = ingest(data, spec, extra_keys=(between,) if between is not None else (), fold=fold, paired=paired,
-                      unused_levels=unused_levels)
+                      unused_levels=unused_levels, cluster=cluster)
     n_pos, n_neg = ingested.counts
     notes = group_notes(n_pos, n_neg)
     if ingested.unused is not None:
@@ -203,7 +227,7 @@ def source_for(data: Any) -> Callable[..., Collected]:
 
 
 def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold: str | None = None,
-           paired: bool = False, unused_levels: str | None = None) -> Ingested:
+           paired: bool = False, unused_levels: str | None = None, cluster: str | None = None) -> Ingested:
     """Check ``data`` against ``spec`` and build the tie tables of all groups, collecting the data once.
 
     With several score columns (``spec.score`` a tuple) the scores are
@@ -233,6 +257,11 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
         groups whose rows were all dropped for missing values). None
         (default): the key combinations present in the data (:func:`read`
         passes ``"keep"`` unless told otherwise).
+    cluster : str, optional
+        A cluster id column: tables per (group, cluster) are built as for
+        ``fold`` and merged into the group tables; they are kept in
+        ``clusters``. A cluster may span groups (its rows in each group are
+        a unit of that group).
 
     Raises
     ------
@@ -242,24 +271,52 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
         The message names the column at fault.
     """
     by = tuple(dict.fromkeys(spec.by + tuple(extra_keys)))
-    check_key_names(spec.by, fold, tuple(extra_keys))
+    check_key_names(spec.by, fold or cluster, tuple(extra_keys))
     if _has_no_rows(data, spec):
         raise InputError(NO_ROWS)
-    collected = source_for(data)(data, spec, by, fold, paired)
+    if cluster is not None and paired:
+        raise InputError("`cluster=` is not supported by paired comparisons yet")
+    unit = fold or cluster  # one more key, last: tables per (group, fold or cluster)
+    collected = source_for(data)(data, spec, by, unit, paired)
     check_stats(collected.stats, spec, collected.examples, collected.level_counts)
     tables, keys = collected.build()
     folds = None
-    if fold is not None and not paired:
-        tables, keys, folds = _merge_folds(tables, keys, fold, [c for c in keys.columns
-                                                                 if c not in (fold, "n_missing", "n_rows")])
+    if unit is not None and not paired:
+        tables, keys, folds = _merge_folds(tables, keys, unit, [c for c in keys.columns
+                                                                 if c not in (unit, "n_missing", "n_rows")],
+                                           role="cluster" if cluster is not None else "fold")
+    cells = collected.side.get("weighted_cells") if unit is None else None
+    sums = collected.side.get("weight_sums")
+    if sums is not None and unit is not None:
+        sums = sums.merged(folds.group, tables.n_segments)
+    lengths = tables.lengths if sums is not None else None  # (reading a deferred table's lengths merges it)
     tables, keys, folds, unused = _levels_of_groups(tables, keys, folds, spec, paired, unused_levels)
+    if cells is not None and (unused is not None or tables.n_segments != cells.cells.n_segments):
+        cells = _regroup_cells(cells, tables)
+    if sums is not None and (unused is not None or tables.n_segments != lengths.size):
+        sums = sums.moved(lengths, tables.lengths)
     missing_keys = tuple((name, int(keys.filter(pl.col(name).is_null())["n_rows"].sum()))
                          for name in by if keys[name].null_count())
     common = dict(keys=keys.drop("n_rows"), spec=spec, kind=collected.kind, unused=unused,
                   missing_keys=missing_keys, directions=collected.directions)
     if paired:
         return Ingested(ties=None, paired=tables, **common)
-    return Ingested(ties=tables, folds=folds, **common)
+    if cluster is not None:
+        return Ingested(ties=tables, clusters=folds, weight_sums=sums, **common)
+    return Ingested(ties=tables, folds=folds, weighted_cells=cells, weight_sums=sums, **common)
+
+
+def _regroup_cells(cells, ties: TieTable):
+    """The weighted cells with the groups of ``ties`` (unused levels added or empty groups dropped).
+
+    Adding or dropping empty segments keeps the order of the rows, so each
+    segment of the cells takes the place of the segment with the same rows.
+    """
+    rows_per_group = np.bincount(ties.segment_ids()[cells.target], minlength=ties.n_segments)
+    offsets = np.zeros(ties.n_segments + 1, dtype=np.int64)
+    np.cumsum(rows_per_group, out=offsets[1:])
+    table = TieTable(cells.cells.score, cells.cells.pos, cells.cells.neg, offsets)
+    return attrs.evolve(cells, cells=table)
 
 
 def _levels_of_groups(tables, keys: pl.DataFrame, folds: FoldTables | None, spec: ColumnSpec, paired: bool,
@@ -324,10 +381,12 @@ def _has_no_rows(data: Any, spec: ColumnSpec) -> bool:
     return False  # another backend counts its rows itself
 
 
-def _merge_folds(ties: TieTable, keys: pl.DataFrame, fold: str, group_columns: list[str]):
-    """Group tables as the merge of their (group, fold) tables; the fold tables kept for cross-validation."""
+def _merge_folds(ties: TieTable, keys: pl.DataFrame, fold: str, group_columns: list[str], role: str = "fold"):
+    """Group tables as the merge of their (group, fold) tables; the fold (or cluster) tables kept."""
     if keys[fold].null_count():
-        raise InputError(f"`fold` column {fold!r} has missing values; every row needs a fold")
+        rows = int(keys.filter(pl.col(fold).is_null())["n_rows"].sum())
+        raise InputError(f"`{role}` column {fold!r} has {rows} missing value{'s' * (rows != 1)}; every row needs "
+                         f"a {role}")
     if group_columns:
         # keys are sorted with the fold last: a group's folds are adjacent
         starts = keys.select(pl.any_horizontal(

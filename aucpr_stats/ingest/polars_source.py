@@ -36,6 +36,7 @@ from .direction import score_directions
 from .exact_scores import score_expressions
 from .keys import group_index, integer_like, ties_from_cells
 from .paired import paired_scores
+from .weights import WEIGHT, WeightSums, check_weights, weight_expression, weight_stats, weighted_tables
 
 __all__ = ["Collected", "read_polars", "outcome_coding"]
 
@@ -88,6 +89,8 @@ class Collected:
     build: Callable[[], tuple]
     level_counts: Callable[[str], list] | None = None
     directions: dict = attrs.field(factory=dict)
+    #: Filled by ``build()``: ``"weighted_cells"`` (:class:`~aucpr_stats.ingest.weights.WeightedCells`) with weights.
+    side: dict = attrs.field(factory=dict)
 
 
 def _fits(level: Any, dtype: pl.DataType) -> bool:
@@ -169,7 +172,9 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
     is grouped on last; ``paired`` keeps the scores side by side.
     """
     scores = spec.scores
-    lf, kind = _frames.to_lazy(data, columns=[spec.outcome, *scores, *by, *((fold,) if fold else ())], keys=by)
+    weights = (spec.weights,) if spec.weights else ()
+    lf, kind = _frames.to_lazy(data, columns=[spec.outcome, *scores, *by, *((fold,) if fold else ()), *weights],
+                               keys=by)
     schema = lf.collect_schema()
     for name in scores:
         s_type = schema[name]
@@ -195,6 +200,15 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
         if schema[name].is_float():
             s_missing[name] = s_missing[name] | pl.col(name).is_nan()
             s_infinite[name] = pl.col(name).is_infinite()
+    w_masks: dict[str, pl.Expr] = {}
+    weight = None
+    if spec.weights:
+        if paired:
+            raise InputError("`weights=` is not supported by paired comparisons yet; compare the scores one by "
+                             "one with aucpr()/auroc(..., weights=)")
+        weight = weight_expression(schema, spec.weights)
+        w_missing, w_masks = weight_stats(weight)
+        y_missing = y_missing | w_missing  # a row without a weight is dropped like a row without an outcome
     row_missing = y_missing | pl.any_horizontal(*s_missing.values())
     directions = score_directions(spec, lf, coding, y_missing, s_missing, as_float, engine)
     for name, direction in directions.items():
@@ -224,6 +238,7 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
         **{f"s_missing_{i}": s_missing[name].sum() for i, name in enumerate(scores)},
         **{f"s_infinite_{i}": s_infinite[name].sum() for i, name in enumerate(scores)},
         **{f"s_usable_{i}": (~(y_missing | s_missing[name])).sum() for i, name in enumerate(scores)},
+        **{key: mask.sum() for key, mask in w_masks.items()},
     )
 
     if paired:
@@ -235,7 +250,7 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
         tie_q, keys_by, cells, threads = [rows], list(by), False, 1
     else:
         rows, keys_by, keys_q, tie_q, cells, threads = _tie_queries(data, lf, spec, by, fold, coding, y_missing,
-                                                                    as_float)
+                                                                    as_float, weight)
 
     queries = [stats_q] + ([] if boolean_outcome else [levels_q]) + ([keys_q] if keys_q is not None else []) + tie_q
     stats, *rest = pl.collect_all(queries, engine="streaming" if _scans_files(data) else "auto")
@@ -249,8 +264,13 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
     stats.update(_levels(stats, positive_level, boolean_outcome, lf, levels))
     keys = keys.with_columns(pl.col("n_missing").cast(pl.Int64))
 
+    side: dict = {}  # what build() makes besides the tables (the weighted cells)
+
     def examples(which: str, column: Any = None) -> list | str:
-        mask = s_infinite[column] if which == "infinite" else pl.any_horizontal(y_missing, *s_missing.values())
+        if which in w_masks:
+            mask = w_masks[which]
+        else:
+            mask = s_infinite[column] if which == "infinite" else pl.any_horizontal(y_missing, *s_missing.values())
         rows = example_rows(lf, mask)
         if kind == "pandas" and not _positional(data.index):  # the labels pandas users look rows up by
             return f"index labels {data.index[rows].tolist()}"
@@ -265,7 +285,9 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
     def build() -> tuple:
         if paired:
             return _paired(tie_rows[0], keys, keys_by, scores), keys
-        if cells:
+        if weight is not None:
+            ties = _weighted(keys, tie_rows[0], keys_by, spec.missing == "drop", side)
+        elif cells:
             ties = ties_from_cells(keys, tie_rows[0], keys_by, _S, _P, _N, spec.missing == "drop")
         elif keys_by:
             frame = tie_rows[0]
@@ -282,8 +304,25 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
             return ties, keys.with_columns(pl.col(_K).cast(pl.String)).rename({_K: SCORE_KEY})
         return ties, keys
 
+    if spec.weights:
+        check_weights(stats, spec.weights, spec.missing, examples)
     return Collected(kind=kind, stats=stats, examples=examples, build=build, level_counts=level_counts,
-                     directions=directions)
+                     directions=directions, side=side)
+
+
+def _weighted(keys: pl.DataFrame, cells: pl.DataFrame, keys_by: list[str], drop_missing: bool, side: dict
+              ) -> TieTable:
+    """The weighted tie table from (keys, score, weight) cells; the cells ride along for the weighted bootstrap."""
+    cells = cells.sort([*keys_by, _S], descending=[False] * len(keys_by) + [True], nulls_last=True)
+    if keys_by:
+        kept = (keys["n_rows"] - keys["n_missing"]).to_numpy() if drop_missing else keys["n_rows"].to_numpy()
+        group = np.flatnonzero(kept > 0)[cells.select(pl.struct(keys_by).rle_id())[:, 0].to_numpy()]
+    else:
+        group = np.zeros(cells.height, dtype=np.int64)
+    table, weighted_cells = weighted_tables(cells, group, keys.height, _S, _P, _N)
+    side["weighted_cells"] = weighted_cells
+    side["weight_sums"] = WeightSums.of_cells(weighted_cells, group, keys.height)
+    return table
 
 
 def _paired(frame: pl.DataFrame, keys: pl.DataFrame, keys_by: list[str], scores: tuple):
@@ -297,7 +336,7 @@ def _paired(frame: pl.DataFrame, keys: pl.DataFrame, keys_by: list[str], scores:
 
 
 def _tie_queries(data: Any, lf: pl.LazyFrame, spec: ColumnSpec, by: tuple, fold: str | None, coding: pl.Expr,
-                 y_missing: pl.Expr, as_float: dict):
+                 y_missing: pl.Expr, as_float: dict, weight: pl.Expr | None = None):
     """The queries of the tie-table step: (rows, key columns, keys query, tie queries, cells?, threads)."""
     scores = spec.scores
     # One row per (case, score): the outcome's missingness travels as its own
@@ -306,11 +345,12 @@ def _tie_queries(data: Any, lf: pl.LazyFrame, spec: ColumnSpec, by: tuple, fold:
         *by, *((fold,) if fold else ()),
         y_missing.alias(_MY),
         coding.alias(_Y),
+        *([] if weight is None else [weight.alias(WEIGHT)]),
         *[as_float[name].alias(name if spec.multi_score else _S) for name in scores],
     )
     keys_by = list(by)
     if spec.multi_score:
-        index = [*by, *((fold,) if fold else ()), _MY, _Y]
+        index = [*by, *((fold,) if fold else ()), _MY, _Y, *([] if weight is None else [WEIGHT])]
         rows = rows.unpivot(on=list(scores), index=index, variable_name=_K, value_name=_S)
         rows = rows.with_columns(pl.col(_K).cast(pl.Enum(list(scores))))
         keys_by.append(_K)
@@ -333,7 +373,11 @@ def _tie_queries(data: Any, lf: pl.LazyFrame, spec: ColumnSpec, by: tuple, fold:
     # than polars' hash table of cells (several times that)
     cells = streaming and (bool(keys_by) or not _mostly_distinct(rows))
     threads = 1
-    if cells:
+    if weight is not None:
+        # one cell per (keys, score, weight) with its row counts: the weighted table and the weighted bootstrap
+        tie_q = [rows.group_by([*keys_by, _S, WEIGHT]).agg(pl.col(_Y).sum().alias(_P), pl.len().alias(_N))]
+        cells = True
+    elif cells:
         tie_q = [rows.group_by([*keys_by, _S]).agg(pl.col(_Y).sum().alias(_P), pl.len().alias(_N))]
     elif keys_by:
         # rows in any order: each row's group index (numpy codes for integer,

@@ -6,6 +6,11 @@ class, each group from its own random stream), on the smallest table every
 requested estimator may read (:func:`aucpr_stats.estimators.reduction_for`).
 The interval is the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the
 replicates; ``se`` is their standard deviation.
+
+A result with ``cluster=`` resamples whole clusters within each group (the
+cluster bootstrap), and one with ``weights=`` resamples rows with their
+weights (the weighted stratified bootstrap); see
+:mod:`aucpr_stats.resample.designs`.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import numpy as np
 from ..estimators import reduction_for
 from ..progress import progress_bar, progress_enabled
 from ..resample import bootstrap_estimates, group_batches
+from ..resample.designs import ClusterUnits, WeightedRows, design_bootstrap_estimates
 
 __all__ = ["percentile_interval", "replicate_summary", "bootstrap_method", "bootstrap_note"]
 
@@ -62,7 +68,9 @@ def bootstrap_method(request) -> dict:
         return out
     options = request.options
     n_boot = options["n_boot"]
-    table = reduction_for(request.estimators)(request.ties)  # exact: same estimates, same bootstrap law
+    design = resampling_design(request)
+    # exact: same estimates, same bootstrap law (a design resamples its own units: the full table)
+    table = reduction_for(request.estimators)(request.ties) if design is None else request.ties
     streams = request.streams("bootstrap")
     # batches of groups: at most REPLICATE_BUDGET replicate values held at once, whatever groups x n_boot;
     # a group's replicates come from its own stream and rows, so the batching changes no number
@@ -73,12 +81,31 @@ def bootstrap_method(request) -> dict:
         batches = [piece for batch in batches for piece in np.array_split(batch, min(batch.size, per))]
     with progress_bar(table.n_segments * n_boot, "bootstrap intervals", progress) as bar:
         for batch in batches:
-            part = table if len(batches) == 1 else table.take(batch)
-            replicates = bootstrap_estimates(part, request.estimators, n_boot, streams=streams.take(batch),
-                                             chunk_size=options["chunk_size"])
+            if design is None:
+                part = table if len(batches) == 1 else table.take(batch)
+                replicates = bootstrap_estimates(part, request.estimators, n_boot, streams=streams.take(batch),
+                                                 chunk_size=options["chunk_size"])
+            else:
+                part = design if len(batches) == 1 else design.take(batch)
+                replicates = design_bootstrap_estimates(part, request.estimators, n_boot, streams.take(batch),
+                                                        chunk_size=options["chunk_size"])
             bar.update(batch.size * n_boot)
             _store(out, request, batch, replicates)
     return out
+
+
+def resampling_design(request) -> ClusterUnits | WeightedRows | None:
+    """The units the bootstrap resamples for the usable groups: clusters, weighted rows, or None (rows)."""
+    result = request.result
+    clusters = getattr(result, "clusters", None)
+    if clusters is not None:
+        design = ClusterUnits(result.ties, clusters.ties, clusters.group)
+    elif getattr(result, "weighted_cells", None) is not None:
+        cells = result.weighted_cells
+        design = WeightedRows(result.ties, cells.cells, cells.weight, cells.target)
+    else:
+        return None
+    return design if request.usable.size == result.n_groups else design.take(request.usable)
 
 
 def _store(out: dict, request, batch: np.ndarray, replicates: np.ndarray) -> None:

@@ -19,14 +19,13 @@ import polars as pl
 from .. import _frames
 from .._validate import choice_iv, flag_iv, integer_iv, level_iv, n_boot_iv, names_or_all_iv, seed_iv
 from ..estimators import ESTIMATORS
-from ..estimators.partial import is_partial
 from ..exceptions import InputError, InputTypeError
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
 from .boundaries import join_notes
 from .edges import at_the_edges
 from .small_sample import warn_small_sample
-from .registry import DEFAULT_METHOD, INTERVAL_METHODS, IntervalMethod
+from .registry import INTERVAL_METHODS, IntervalMethod, default_method, design_of
 from .request import IntervalRequest
 
 __all__ = ["OPTIONS", "conf_int_frame", "fold_estimates"]
@@ -61,6 +60,17 @@ OPTIONS: dict[str, tuple[Any, Callable[[Any, Any], Any]]] = {
 }
 
 
+#: Why a method is refused for a design (it is not valid there), by design.
+_DESIGN_REFUSALS = {
+    "rows": "needs cluster ids: estimate with `cluster=` (Obuchowski's variance reduces to DeLong's for "
+            "clusters of one row)",
+    "cluster": "treats rows as independent, and `cluster=` says they are not; estimate without `cluster=` for "
+               "the row-level interval",
+    "weights": "does not handle weighted rows (`weights=`); estimate without `weights=` for the unweighted "
+               "interval",
+}
+
+
 def _methods_iv(method: Any, result: Any) -> tuple[IntervalMethod, ...]:
     """The requested methods of the result's metric; ``"all"`` is every method that serves its estimators."""
     registry = INTERVAL_METHODS[result.metric]
@@ -69,10 +79,14 @@ def _methods_iv(method: Any, result: Any) -> tuple[IntervalMethod, ...]:
     def serves_all(m: IntervalMethod) -> bool:
         return m.serves is None or all(m.serves(r) for r in records)
 
+    design = design_of(result)
     if isinstance(method, str) and method == "all":
-        return tuple(m for m in registry.values() if serves_all(m))
+        return tuple(m for m in registry.values() if serves_all(m) and design in m.designs)
     methods = tuple(registry[name] for name in names_or_all_iv(method, "method", list(registry)))
     for m in methods:
+        if design not in m.designs:
+            valid = [name for name, other in registry.items() if design in other.designs]
+            raise InputError(f"method {m.name!r} {_DESIGN_REFUSALS[design]}; use {valid}")
         if not serves_all(m):
             served = [name for name, r in ESTIMATORS[result.metric].items() if m.serves(r)]
             unsupported = [r.name for r in records if not m.serves(r)]
@@ -160,9 +174,8 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
         per-positive contributions), ``folds="column"`` without a fold column.
     """
 
-    if method is None:  # a partial area has no closed form: the bootstrap is its default
-        partial = any(is_partial(record) for record in result.estimator_records())
-        method = "bootstrap" if partial else DEFAULT_METHOD[result.metric]
+    if method is None:  # by metric, estimators (a partial area has no closed form) and design
+        method = default_method(result)
     methods = _methods_iv(method, result)
     level = level_iv(level)
     progress = progress_iv(options.pop("progress", None))  # every method takes it; only the loops read it

@@ -56,9 +56,9 @@ def boundary_interval(request, estimate: np.ndarray | None = None) -> tuple[np.n
     """
     result = request.result
     estimate = result.estimates if estimate is None else estimate
-    n_pos = result.n_pos[:, None].astype(np.float64)
+    n_pos = result.effective_n_pos[:, None].astype(np.float64)
     if result.metric == "auroc":
-        return newcombe_interval(estimate, n_pos, result.n_neg[:, None], request.level)
+        return newcombe_interval(estimate, n_pos, result.effective_n_neg[:, None], request.level)
     return wilson_interval(estimate, n_pos, request.level)
 
 
@@ -84,7 +84,7 @@ def at_the_edges(request, method, out: dict) -> dict:
     upper = np.array(out["upper"], dtype=np.float64, copy=True)
     se = np.broadcast_to(np.asarray(out["se"], dtype=np.float64), shape)
     estimate = result.estimates
-    n_pos = np.broadcast_to(result.n_pos[:, None], shape)
+    n_pos = np.broadcast_to(result.n_pos[:, None], shape)  # rows (one positive row: no interval)
     notes = np.full(shape, None, dtype=object)
 
     single = n_pos < 2

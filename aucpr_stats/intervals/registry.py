@@ -22,9 +22,14 @@ from .closed_form import binomial_interval, binomial_se, logit_interval, wald_in
 from .cross_validation import cross_validation_method, cross_validation_note
 from .delong import delong_se
 from .hanley_mcneil import hanley_mcneil_se
+from .obuchowski import ObuchowskiComponents, obuchowski_components
 from .per_positive import per_positive_method, per_positive_note
 
-__all__ = ["IntervalMethod", "INTERVAL_METHODS", "DEFAULT_METHOD", "PR_METHODS", "ROC_METHODS"]
+__all__ = ["IntervalMethod", "INTERVAL_METHODS", "DEFAULT_METHOD", "PR_METHODS", "ROC_METHODS", "DESIGNS",
+           "design_of", "default_method"]
+
+#: The sampling designs a result can have: independent rows, weighted rows (``weights=``), clusters (``cluster=``).
+DESIGNS = ("rows", "weights", "cluster")
 
 
 @attrs.frozen(eq=False)
@@ -54,6 +59,9 @@ class IntervalMethod:
         error 0, zero width) by the metric's score interval
         (:mod:`.edges`): True for the Wald-type methods and the percentile
         bootstrap, False for the score intervals themselves.
+    designs : tuple of str
+        The designs (:data:`DESIGNS`) the method is valid for: a method that
+        treats rows as independent does not serve clustered rows.
     """
 
     name: str
@@ -64,6 +72,7 @@ class IntervalMethod:
     serves: Callable | None = None
     needs: str = ""
     fallback: bool = True
+    designs: tuple[str, ...] = ("rows", "weights")
 
 
 def _closed(kernel: Callable) -> Callable:
@@ -77,7 +86,7 @@ def _closed(kernel: Callable) -> Callable:
 
 
 def _binomial_se(request) -> np.ndarray:
-    return binomial_se(request.result.estimates, request.result.n_pos[:, None])
+    return binomial_se(request.result.estimates, request.result.effective_n_pos[:, None])
 
 
 def _delong_se(request) -> np.ndarray:
@@ -93,6 +102,27 @@ def _delong_se(request) -> np.ndarray:
                 full = delong_se(request.ties)[1] if full is None else full
                 se[request.usable, j] = full
     return se
+
+
+def _obuchowski(request) -> ObuchowskiComponents:
+    """Obuchowski's (1997) components of every group, computed once per request."""
+    if "obuchowski" not in request.extras:
+        clusters = request.result.clusters
+        request.extras["obuchowski"] = obuchowski_components(request.result.ties, clusters.ties, clusters.group)
+    return request.extras["obuchowski"]
+
+
+def _obuchowski_se(request) -> np.ndarray:
+    """The cluster-robust standard error of A' (the same for every full-area estimator column)."""
+    return np.broadcast_to(_obuchowski(request).se[:, None], request.shape)
+
+
+def _obuchowski_note(request, out) -> np.ndarray:
+    notes = np.full(request.shape, None, dtype=object)
+    reason = _obuchowski(request).note
+    for g in np.flatnonzero(reason != ""):
+        notes[g, :] = str(reason[g])
+    return notes
 
 
 def _delong_note(request, out) -> np.ndarray:
@@ -111,40 +141,42 @@ _FULL = dict(serves=_full_area, needs="the full area (a partial AUROC has the 'd
                                       "a partial AUCPR 'bootstrap' and 'cross_validation')")
 
 _BOOTSTRAP = IntervalMethod("bootstrap", bootstrap_method, options=("n_boot", "seed", "chunk_size"),
-                            columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note)
+                            columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note, designs=DESIGNS)
 
 #: Interval methods per metric, in display order; the first is not necessarily the default.
 INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
     "aucpr": {
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _binomial_se(r), r.level)),
                                 **_FULL),
-        "binomial": IntervalMethod("binomial", _closed(lambda est, r: binomial_interval(est, r.result.n_pos[:, None],
+        "binomial": IntervalMethod("binomial", _closed(lambda est, r: binomial_interval(est, r.result.effective_n_pos[:, None],
                                                                                         r.level)), **_FULL),
-        "wilson": IntervalMethod("wilson", _closed(lambda est, r: wilson_interval(est, r.result.n_pos[:, None],
+        "wilson": IntervalMethod("wilson", _closed(lambda est, r: wilson_interval(est, r.result.effective_n_pos[:, None],
                                                                                   r.level)), fallback=False, **_FULL),
         "bootstrap": _BOOTSTRAP,
         "cross_validation": IntervalMethod(
             "cross_validation", cross_validation_method, options=("folds", "seed", "quantile", "return_folds"),
-            columns=("folds", "fold_mean"), note=cross_validation_note),
+            columns=("folds", "fold_mean"), note=cross_validation_note, designs=("rows",)),
         "per_positive": IntervalMethod(
             "per_positive", per_positive_method, note=per_positive_note,
             serves=lambda record: record.contributions is not None,
-            needs="an estimator that is a mean of per-positive contributions"),
+            needs="an estimator that is a mean of per-positive contributions", designs=("rows",)),
     },
     "auroc": {
         # a partial area too: DeLong-type placements clipped to its window (estimators/partial_variance.py)
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
-                                 note=_delong_note),
+                                 note=_delong_note, designs=("rows",)),
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
-                                note=_delong_note, **_FULL),
+                                note=_delong_note, designs=("rows",), **_FULL),
         "hanley_mcneil": IntervalMethod(
             "hanley_mcneil", _closed(lambda est, r: wald_interval(
-                est, hanley_mcneil_se(est, r.result.n_pos[:, None], r.result.n_neg[:, None]), r.level)), **_FULL),
+                est, hanley_mcneil_se(est, r.result.effective_n_pos[:, None], r.result.effective_n_neg[:, None]), r.level)), **_FULL),
         "newcombe": IntervalMethod(
-            "newcombe", _closed(lambda est, r: newcombe_interval(est, r.result.n_pos[:, None],
-                                                                 r.result.n_neg[:, None], r.level)), fallback=False,
+            "newcombe", _closed(lambda est, r: newcombe_interval(est, r.result.effective_n_pos[:, None],
+                                                                 r.result.effective_n_neg[:, None], r.level)), fallback=False,
             **_FULL),
         "bootstrap": _BOOTSTRAP,
+        "obuchowski": IntervalMethod("obuchowski", _closed(lambda est, r: wald_interval(est, _obuchowski_se(r), r.level)),
+                                     note=_obuchowski_note, designs=("cluster",), **_FULL),
     },
 }
 
@@ -153,4 +185,35 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
 DEFAULT_METHOD = {"aucpr": "logit", "auroc": "delong"}
 
 PR_METHODS = tuple(INTERVAL_METHODS["aucpr"])
+
+
+def design_of(result) -> str:
+    """The result's design: ``"cluster"`` (``cluster=``, with or without weights), ``"weights"`` or ``"rows"``."""
+    if getattr(result, "clusters", None) is not None:
+        return "cluster"
+    if getattr(result, "weight_sums", None) is not None:
+        return "weights"
+    return "rows"
+
+
+def default_method(result) -> str:
+    """The method ``conf_int()`` uses when none is named, for this result's metric, estimators and design.
+
+    The metric's default (:data:`DEFAULT_METHOD`) for independent rows; the
+    bootstrap for a partial area (no closed form), for weighted rows and at a
+    stated prevalence (the closed forms ignore the variability of the
+    reweighted negatives, benchmarks/prevalence_coverage.md); for clustered
+    rows the cluster bootstrap (AUCPR) or Obuchowski's cluster-robust
+    variance (AUROC).
+    """
+    design = design_of(result)
+    if any(is_partial(record) for record in result.estimator_records()):
+        return "bootstrap"
+    if result.options.get("prevalence") is not None and result.metric == "aucpr":
+        return "bootstrap"
+    if design == "cluster":
+        return "obuchowski" if result.metric == "auroc" else "bootstrap"
+    if design == "weights":
+        return "bootstrap"
+    return DEFAULT_METHOD[result.metric]
 ROC_METHODS = tuple(INTERVAL_METHODS["auroc"])

@@ -47,6 +47,8 @@ MIN_POSITIVES: dict[tuple[str, str], float] = {
     ("auroc", "hanley_mcneil"): 5,
     ("auroc", "newcombe"): 2,
     ("auroc", "bootstrap"): 50,
+    # DeLong's minimum; coverage shown at 150 clusters of 4 rows (benchmarks/cluster_coverage.md)
+    ("auroc", "obuchowski"): 50,
 }
 
 #: (metric, comparison method) -> the smallest number of positives at which the test holds its size

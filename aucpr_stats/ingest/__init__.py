@@ -40,7 +40,7 @@ from .build import tie_table_from_counts
 from .checks import NO_ROWS, check_key_names, check_stats
 from .direction import warn_auto_direction
 from .levels import DROPPED_NOTE, UNUSED_NOTE, expand_levels, spread_paired, spread_segments, warn_missing_keys
-from .notes import group_notes, warn_degenerate
+from .notes import group_notes, warn_degenerate, zero_weight_notes
 from .paired import PairedScores
 from .polars_source import Collected, read_polars
 
@@ -201,6 +201,8 @@ def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: An
                       unused_levels=unused_levels, cluster=cluster)
     n_pos, n_neg = ingested.counts
     notes = group_notes(n_pos, n_neg)
+    if ingested.weight_sums is not None:
+        notes = zero_weight_notes(notes, ingested.weight_sums)
     if ingested.unused is not None:
         notes = [UNUSED_NOTE if unused else note for note, unused in zip(notes, ingested.unused)]
     if "n_missing" in ingested.keys.columns:  # a group whose rows were all dropped says so

@@ -30,6 +30,18 @@ def group_notes(n_pos: np.ndarray, n_neg: np.ndarray) -> list[str | None]:
     return notes
 
 
+def zero_weight_notes(notes: list, sums) -> list:
+    """With ``weights=``: a class that has rows but zero total weight says so (its estimate is NaN)."""
+    notes = list(notes)
+    for i in np.flatnonzero(((sums.rows_pos > 0) & (sums.weight_pos == 0))
+                            | ((sums.rows_neg > 0) & (sums.weight_neg == 0))):
+        zero = [name for name, rows, weight in (("positives", sums.rows_pos[i], sums.weight_pos[i]),
+                                                ("negatives", sums.rows_neg[i], sums.weight_neg[i]))
+                if rows > 0 and weight == 0]
+        notes[i] = f"all weights zero among the {' and '.join(zero)}"
+    return notes
+
+
 def describe_keys(keys: pl.DataFrame, by: Sequence[str], rows: Sequence[int]) -> list[str]:
     """Human-readable labels such as ``site='B', sex='F'`` for some key rows (``"all rows"`` ungrouped)."""
     if not by:

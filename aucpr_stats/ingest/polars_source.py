@@ -313,7 +313,8 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
 def _weighted(keys: pl.DataFrame, cells: pl.DataFrame, keys_by: list[str], drop_missing: bool, side: dict
               ) -> TieTable:
     """The weighted tie table from (keys, score, weight) cells; the cells ride along for the weighted bootstrap."""
-    cells = cells.sort([*keys_by, _S], descending=[False] * len(keys_by) + [True], nulls_last=True)
+    # cells in a fixed order (the weights ascending within a score): the draws do not depend on the row order
+    cells = cells.sort([*keys_by, _S, WEIGHT], descending=[False] * len(keys_by) + [True, False], nulls_last=True)
     if keys_by:
         kept = (keys["n_rows"] - keys["n_missing"]).to_numpy() if drop_missing else keys["n_rows"].to_numpy()
         group = np.flatnonzero(kept > 0)[cells.select(pl.struct(keys_by).rle_id())[:, 0].to_numpy()]

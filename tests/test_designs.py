@@ -1,0 +1,241 @@
+"""The study designs of the entry points: ``prevalence=``, ``weights=`` and ``cluster=``.
+
+Oracles: replicated rows (integer weights, an integer negative weight for a
+stated prevalence), scikit-learn's ``sample_weight``, DeLong's variance for
+clusters of one row; bad input gets a message naming the column and rows.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+from aucpr_stats import aucpr, auroc
+from aucpr_stats.exceptions import DegenerateGroupWarning, InputError, InputTypeError, MissingValueError
+
+
+def _frame(seed=0, n=300, clusters=60):
+    rng = np.random.default_rng(seed)
+    cluster = rng.integers(0, clusters, n)
+    effect = rng.normal(size=clusters)[cluster]
+    y = rng.random(n) < 1 / (1 + np.exp(-(effect - 1)))
+    y[:2] = [True, False]
+    return pl.DataFrame({
+        "y": y,
+        "s": np.round(rng.normal(size=n) + y + effect, 1),  # ties, also across classes
+        "s2": rng.normal(size=n) + 0.5 * y,
+        "w": rng.uniform(0.2, 4.0, n),
+        "k": rng.integers(1, 4, n),
+        "g": rng.choice(["a", "b"], n),
+        "c": cluster,
+    })
+
+
+# ------------------------------------------------------------------ weights
+@pytest.mark.parametrize("kind", ["polars", "pandas"])
+def test_weighted_average_precision_and_a_prime_equal_scikit_learn(kind):
+    df = _frame(1)
+    data = df.to_pandas() if kind == "pandas" else df
+    for g in ("a", "b"):
+        part = df.filter(pl.col("g") == g)
+        y, s, w = part["y"].to_numpy(), part["s"].to_numpy(), part["w"].to_numpy()
+        ap = aucpr(data, "y", "s", by="g", estimator="average_precision", weights="w", ties="published").to_polars()
+        assert ap.filter(pl.col("g") == g)["estimate"][0] == pytest.approx(
+            average_precision_score(y, s, sample_weight=w), abs=1e-12)
+        a = auroc(data, "y", "s", by="g", weights="w").to_polars()
+        assert a.filter(pl.col("g") == g)["estimate"][0] == pytest.approx(roc_auc_score(y, s, sample_weight=w),
+                                                                          abs=1e-12)
+
+
+def test_integer_weights_give_the_result_of_replicated_rows_for_every_estimator():
+    df = _frame(2)
+    replicated = df.select(pl.all().repeat_by(pl.col("k")).explode())
+    weighted = aucpr(df, "y", ["s", "s2"], by="g", estimator="all", weights="k").to_polars()
+    plain = aucpr(replicated, "y", ["s", "s2"], by="g", estimator="all").to_polars()
+    np.testing.assert_allclose(weighted["estimate"].to_numpy(), plain["estimate"].to_numpy(), rtol=1e-12)
+    assert weighted["prevalence"].to_list() == pytest.approx(plain["prevalence"].to_list())
+    # n_pos and n_neg count rows, not weight
+    assert weighted["n_pos"].sum() < plain["n_pos"].sum()
+    a_weighted = auroc(df, "y", "s", by="g", weights="k").to_polars()["estimate"]
+    assert a_weighted.to_list() == pytest.approx(auroc(replicated, "y", "s", by="g").to_polars()["estimate"].to_list(),
+                                                 abs=1e-14)
+
+
+def test_rescaling_the_weights_changes_nothing_but_the_frequency_estimators():
+    df = _frame(3).with_columns(w10=pl.col("w") * 10)
+    names = ["lower_trapezoid", "average_precision", "interpolated_median", "interpolated_convex"]
+    a = aucpr(df, "y", "s", estimator=names, weights="w").to_polars()["estimate"].to_numpy()
+    b = aucpr(df, "y", "s", estimator=names, weights="w10").to_polars()["estimate"].to_numpy()
+    np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_weighted_bootstrap_is_reproducible_and_differs_from_the_unweighted():
+    df = _frame(4)
+    result = aucpr(df, "y", "s", by="g", weights="w")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = result.conf_int(method="bootstrap", n_boot=200, seed=7)
+        again = aucpr(df.sample(fraction=1.0, shuffle=True, seed=1).to_pandas(), "y", "s", by="g",
+                      weights="w").conf_int(method="bootstrap", n_boot=200, seed=7)
+        plain = aucpr(df, "y", "s", by="g").conf_int(method="bootstrap", n_boot=200, seed=7)
+    assert first["lower"].to_list() == list(again["lower"])  # row order and frame type change nothing
+    assert first["lower"].to_list() != plain["lower"].to_list()
+    assert result.conf_int_polars()["method"].unique().to_list() == ["bootstrap"]  # the default for weights
+
+
+def test_missing_weights_are_an_error_or_dropped_and_counted():
+    df = _frame(5).with_columns(pl.when(pl.int_range(pl.len()) % 50 == 3).then(None).otherwise(pl.col("w"))
+                                .alias("w"))
+    with pytest.raises(MissingValueError, match=r"`weights` column 'w' has 6 missing \(null or NaN\) values"):
+        aucpr(df, "y", "s", weights="w")
+    frame = aucpr(df, "y", "s", by="g", weights="w", missing="drop").to_polars()
+    assert frame["n_missing"].sum() == 6
+    kept = df.drop_nulls("w")
+    assert frame["estimate"].to_list() == aucpr(kept, "y", "s", by="g", weights="w").to_polars()["estimate"].to_list()
+
+
+@pytest.mark.parametrize("bad, message", [
+    (-1.0, r"`weights` column 'w' has 1 negative value \(first rows: \[7\]\); weights must be finite and >= 0"),
+    (np.inf, r"`weights` column 'w' has 1 infinite value \(first rows: \[7\]\)"),
+])
+def test_negative_and_infinite_weights_are_refused_with_the_rows(bad, message):
+    df = _frame(6)
+    w = df["w"].to_numpy().copy()
+    w[7] = bad
+    with pytest.raises(InputError, match=message):
+        aucpr(df.with_columns(w=pl.Series(w)), "y", "s", weights="w")
+
+
+def test_pandas_index_labels_name_the_rows_of_bad_weights():
+    df = _frame(6).to_pandas()
+    df.index = [f"r{i}" for i in range(len(df))]
+    df.loc["r9", "w"] = -2.0
+    with pytest.raises(InputError, match=r"index labels \['r9'\]"):
+        aucpr(df, "y", "s", weights="w")
+
+
+def test_weight_column_type_and_role_are_checked():
+    df = _frame(7)
+    with pytest.raises(InputTypeError, match="`weights` column 'g' must be numeric"):
+        aucpr(df, "y", "s", weights="g")
+    with pytest.raises(InputError, match="`weights` column 's' is already the `score` column"):
+        aucpr(df, "y", "s", weights="s")
+    with pytest.raises(InputError, match="column"):
+        aucpr(df, "y", "s", weights="nope")
+
+
+def test_a_class_with_zero_total_weight_gives_a_note_and_a_warning():
+    df = _frame(8).with_columns(w=pl.when((pl.col("g") == "b") & pl.col("y")).then(0.0).otherwise(pl.col("w")))
+    with pytest.warns(DegenerateGroupWarning, match="all weights zero among the positives"):
+        frame = aucpr(df, "y", "s", by="g", weights="w").to_polars()
+    row = frame.filter(pl.col("g") == "b")
+    assert np.isnan(row["estimate"][0]) and row["note"][0] == "all weights zero among the positives"
+    assert row["n_pos"][0] > 0  # the rows are there
+
+
+# ------------------------------------------------------------- prevalence
+def test_a_stated_prevalence_equals_replicating_the_negatives_for_every_estimator():
+    df = _frame(9)
+    n_pos, n_neg = int(df["y"].sum()), int((~df["y"]).sum())
+    prevalence = n_pos / (n_pos + 3 * n_neg)  # each negative weighs exactly 3
+    stated = aucpr(df, "y", "s", estimator="all", prevalence=prevalence).to_polars()
+    replicated = df.select(pl.all().repeat_by(pl.when(pl.col("y")).then(1).otherwise(3)).explode())
+    oracle = aucpr(replicated, "y", "s", estimator="all").to_polars()
+    np.testing.assert_allclose(stated["estimate"].to_numpy(), oracle["estimate"].to_numpy(), rtol=1e-12)
+    assert stated["stated_prevalence"].to_list() == [prevalence] * stated.height
+    assert stated["prevalence"][0] == pytest.approx(n_pos / (n_pos + n_neg))  # the sample's
+    assert stated["n_neg"][0] == n_neg
+
+
+def test_a_stated_prevalence_per_group_and_its_bootstrap_keep_the_class_sizes():
+    df = _frame(10)
+    result = aucpr(df, "y", "s", by="g", prevalence=0.05)
+    assert "at a stated prevalence of 0.05" in result.summary()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ci = result.conf_int(n_boot=300, seed=3)
+    assert ci["method"].unique().to_list() == ["bootstrap"]  # the default at a stated prevalence
+    assert (ci["lower"] < ci["estimate"]).all() and (ci["estimate"] < ci["upper"]).all()
+    # a lower prevalence gives a lower area (precision falls at every threshold)
+    lower = aucpr(df, "y", "s", by="g", prevalence=0.01).to_polars()["estimate"].to_numpy()
+    assert (lower < result.to_polars()["estimate"].to_numpy()).all()
+
+
+@pytest.mark.parametrize("bad", [0, 1, -0.2, 1.5, float("nan")])
+def test_a_prevalence_outside_zero_one_is_refused(bad):
+    with pytest.raises(InputError, match=r"`prevalence` must be in \(0, 1\)"):
+        aucpr(_frame(11), "y", "s", prevalence=bad)
+
+
+# --------------------------------------------------------------- clusters
+def test_clusters_of_one_row_give_delong_exactly():
+    df = _frame(12).with_row_index("row")
+    clustered = auroc(df, "y", "s", by="g", cluster="row").conf_int_polars()
+    rows = auroc(df, "y", "s", by="g").conf_int_polars(method="delong")
+    assert clustered["method"].unique().to_list() == ["obuchowski"]
+    np.testing.assert_allclose(clustered["se"].to_numpy(), rows["se"].to_numpy(), rtol=1e-10)
+
+
+def test_clustered_intervals_are_wider_than_row_intervals_on_correlated_rows():
+    df = _frame(13, n=800, clusters=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clustered = auroc(df, "y", "s", cluster="c").conf_int_polars()["se"][0]
+        rows = auroc(df, "y", "s").conf_int_polars()["se"][0]
+        boot_c = aucpr(df, "y", "s", cluster="c").conf_int_polars(n_boot=400, seed=2)["se"][0]
+        boot_r = aucpr(df, "y", "s").conf_int_polars(method="bootstrap", n_boot=400, seed=2)["se"][0]
+    assert clustered > rows and boot_c > boot_r
+
+
+def test_row_level_methods_are_refused_for_clustered_rows():
+    result = auroc(_frame(14), "y", "s", cluster="c")
+    with pytest.raises(InputError, match="method 'delong' treats rows as independent"):
+        result.conf_int(method="delong")
+    with pytest.raises(InputError, match="method 'obuchowski' needs cluster ids"):
+        auroc(_frame(14), "y", "s").conf_int(method="obuchowski")
+
+
+def test_cluster_bootstrap_is_reproducible_whatever_the_other_groups():
+    df = _frame(15)
+    both = aucpr(df, "y", "s", by="g", cluster="c").conf_int_polars(n_boot=200, seed=5)
+    alone = aucpr(df.filter(pl.col("g") == "a"), "y", "s", by="g", cluster="c").conf_int_polars(n_boot=200, seed=5)
+    assert both.filter(pl.col("g") == "a")["lower"][0] == alone["lower"][0]
+
+
+def test_weights_and_clusters_together():
+    df = _frame(16)
+    result = aucpr(df, "y", "s", by="g", weights="k", cluster="c")
+    replicated = df.select(pl.all().repeat_by(pl.col("k")).explode())
+    assert result.to_polars()["estimate"].to_list() == pytest.approx(
+        aucpr(replicated, "y", "s", by="g").to_polars()["estimate"].to_list(), rel=1e-12)
+    ci = result.conf_int_polars(n_boot=200, seed=1)
+    assert ci["method"].unique().to_list() == ["bootstrap"] and ci["se"].is_not_nan().all()
+
+
+def test_a_cluster_spanning_groups_is_a_unit_of_each_group():
+    df = _frame(17)
+    assert df.group_by("c").agg(pl.col("g").n_unique())["g"].max() == 2  # clusters span both groups
+    result = aucpr(df, "y", "s", by="g", cluster="c")
+    per_group = df.group_by("g").agg(pl.col("c").n_unique()).sort("g")["c"].to_list()
+    units = np.bincount(result.clusters.group, minlength=2).tolist()
+    assert units == per_group
+
+
+def test_a_missing_cluster_id_is_refused_with_the_rows():
+    df = _frame(18).with_columns(c=pl.when(pl.int_range(pl.len()) < 3).then(None).otherwise(pl.col("c")))
+    with pytest.raises(InputError, match="`cluster` column 'c' has 3 missing values; every row needs a cluster"):
+        aucpr(df, "y", "s", cluster="c")
+
+
+def test_cluster_with_fold_or_pandas_input():
+    df = _frame(19)
+    with pytest.raises(InputError, match="`fold=` and `cluster=` cannot be combined"):
+        aucpr(df, "y", "s", cluster="c", fold="g")
+    pandas = aucpr(df.to_pandas(), "y", "s", by="g", cluster="c")
+    assert pandas.to_frame()["estimate"].tolist() == aucpr(df, "y", "s", by="g").to_frame()["estimate"].to_list()
+    assert isinstance(pandas.to_frame(), pd.DataFrame)

@@ -239,3 +239,32 @@ def test_cluster_with_fold_or_pandas_input():
     pandas = aucpr(df.to_pandas(), "y", "s", by="g", cluster="c")
     assert pandas.to_frame()["estimate"].tolist() == aucpr(df, "y", "s", by="g").to_frame()["estimate"].to_list()
     assert isinstance(pandas.to_frame(), pd.DataFrame)
+
+
+# ------------------------------------------------------------------ curves
+def test_weighted_curves_equal_the_curves_of_replicated_rows():
+    from aucpr_stats import pr_curve, roc_curve
+
+    df = _frame(20)
+    replicated = df.select(pl.all().repeat_by(pl.col("k")).explode())
+    grid = np.linspace(0, 1, 21)
+    for method in ("step", "interpolated"):
+        a = pr_curve(df, "y", "s", by="g", weights="k").evaluate(grid, method=method)
+        b = pr_curve(replicated, "y", "s", by="g").evaluate(grid, method=method)
+        np.testing.assert_allclose(a["precision"].to_numpy(), b["precision"].to_numpy(), rtol=1e-12)
+    a = roc_curve(df, "y", "s", weights="k").evaluate(grid)
+    np.testing.assert_allclose(a["tpr"].to_numpy(), roc_curve(replicated, "y", "s").evaluate(grid)["tpr"].to_numpy())
+
+
+def test_a_curve_at_a_stated_prevalence_and_its_band_refused():
+    from aucpr_stats import pr_curve
+
+    df = _frame(21)
+    n_pos, n_neg = int(df["y"].sum()), int((~df["y"]).sum())
+    prevalence = n_pos / (n_pos + 2 * n_neg)
+    stated = pr_curve(df, "y", "s", prevalence=prevalence).to_frame()
+    replicated = df.select(pl.all().repeat_by(pl.when(pl.col("y")).then(1).otherwise(2)).explode())
+    oracle = pr_curve(replicated, "y", "s").to_frame()
+    np.testing.assert_allclose(stated["precision"].to_numpy(), oracle["precision"].to_numpy(), rtol=1e-12)
+    with pytest.raises(InputError, match="bands are not available for curves made with `prevalence=`"):
+        pr_curve(df, "y", "s", prevalence=0.1).band()

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from .._validate import probability_iv
+from ..estimators.prevalence import at_prevalence
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..ingest import read
 from .bands import BAND_METHODS, BandResult
@@ -28,20 +30,27 @@ __all__ = ["pr_curve", "roc_curve", "PrCurveResult", "RocCurveResult", "BandResu
 
 
 def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, missing, ties=DEFAULT_TIES,
-           negative=None, unused_levels="keep"):
+           negative=None, unused_levels="keep", weights=None, prevalence=None):
     ties = ties_iv(ties)
+    if prevalence is not None:
+        prevalence = probability_iv(prevalence, "prevalence")
     ingested = read(function, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    negative=negative, unused_levels=unused_levels, stacklevel=3)
-    return cls(ties=ingested.ties, keys=ingested.keys, by=ingested.key_columns, notes=ingested.notes,
+                    negative=negative, unused_levels=unused_levels, weights=weights, stacklevel=3)
+    # weighted counts (weights=) or negatives reweighted to the stated prevalence: the curve is read off them
+    table = ingested.ties if prevalence is None else at_prevalence(ingested.ties, prevalence)
+    design = {} if ingested.spec.weights is None else {"weights": ingested.spec.weights}
+    return cls(ties=table, keys=ingested.keys, by=ingested.key_columns, notes=ingested.notes,
                frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
                options={"positive": positive, "negative": ingested.spec.negative, "missing": missing, "ties": ties,
-                        "unused_levels": unused_levels})
+                        "unused_levels": unused_levels, **design,
+                        **({} if prevalence is None else {"prevalence": prevalence})})
 
 
 def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
              by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
              missing: str = "error", ties: str = DEFAULT_TIES, negative: Any = None,
-             unused_levels: str = "keep") -> PrCurveResult:
+             unused_levels: str = "keep", weights: str | None = None,
+             prevalence: float | None = None) -> PrCurveResult:
     """Empirical precision-recall curve, per group.
 
     Same column interface as :func:`aucpr_stats.aucpr`: ``pr_curve(df, "y", "s", by="site")``
@@ -70,6 +79,14 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
     unused_levels : {"keep", "drop"}
         Declared levels of the grouping columns without rows: a NaN curve
         with a note (default), or dropped; as in :func:`aucpr_stats.aucpr`.
+    weights : str, optional
+        A column of case weights: the curve of the weighted counts (as
+        scikit-learn's ``sample_weight``), see :func:`aucpr_stats.aucpr`.
+    prevalence : float in (0, 1), optional
+        The curve at a stated population prevalence: each group's negatives
+        reweighted so that positives make up ``prevalence`` of the weight
+        (recall unchanged, precision at the population's prevalence).
+        Bands are not available for weighted or reweighted curves.
     ties : {"interpolate", "published"}
         How the curve crosses a tie block holding both classes, as in
         :func:`aucpr_stats.aucpr`: ``"interpolate"`` (default) along the
@@ -110,14 +127,15 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
     [0.6]
     """
     return _curve(PrCurveResult, "pr_curve", data_or_formula, data, outcome, score, by, positive, missing, ties,
-                  negative, unused_levels)
+                  negative, unused_levels, weights, prevalence)
 
 
 
 def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
               by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
-              missing: str = "error", negative: Any = None, unused_levels: str = "keep") -> RocCurveResult:
-    """Empirical ROC curve, per group; same arguments as :func:`pr_curve`.
+              missing: str = "error", negative: Any = None, unused_levels: str = "keep",
+              weights: str | None = None) -> RocCurveResult:
+    """Empirical ROC curve, per group; same arguments as :func:`pr_curve` (no ``prevalence``: ROC does not depend on it).
 
     Returns
     -------
@@ -134,4 +152,4 @@ def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score:
     [0.0, 0.333, 0.333, 0.667, 0.667, 1.0]
     """
     return _curve(RocCurveResult, "roc_curve", data_or_formula, data, outcome, score, by, positive, missing,
-                  negative=negative, unused_levels=unused_levels)
+                  negative=negative, unused_levels=unused_levels, weights=weights)

@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from .. import _frames, _validate
+from ..exceptions import InputError
 from ..results import GroupedResult, html_display
 from ..ties import TieTable
 from .points import CURVE_METHODS, grid_iv, point_thresholds, pr_interpolated, pr_step, roc_interpolated, roc_step
@@ -93,6 +94,14 @@ class _CurveResult(GroupedResult):
         name = type(self).__name__
         return (f"{name}(by={list(self.by)}, groups={self.n_groups}, "
                 f"n_pos={int(self.n_pos.sum())}, n_neg={int(self.n_neg.sum())})")
+
+
+def refuse_weighted_band(curve) -> None:
+    """Bands resample rows of each class: not defined here for weighted or reweighted curves."""
+    design = [f"`{name}=`" for name in ("weights", "prevalence") if curve.options.get(name) is not None]
+    if design:
+        raise InputError(f"bands are not available for curves made with {' and '.join(design)} (the band's "
+                         "resampling reads unweighted rows); make the curve without it for a band")
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -214,6 +223,7 @@ class PrCurveResult(_CurveResult):
         Clémençon, S., Vayatis, N. (2009). Nonparametric estimation of the
         precision-recall curve. ICML, Algorithm 1, Remarks 3-5.
         """
+        refuse_weighted_band(self)
         from .bands import pr_band
 
         return pr_band(self, level=level, method=method, n_boot=n_boot, bandwidth=bandwidth, p_tilde=p_tilde,
@@ -265,6 +275,7 @@ class RocCurveResult(_CurveResult):
             ``.to_frame()`` (group keys, method, level, fpr, estimate, lower,
             upper, boot_median), ``.half_width``, ``.plot()``.
         """
+        refuse_weighted_band(self)
         from .roc_band import roc_band
 
         return roc_band(self, level=level, n_boot=n_boot, grid=grid, seed=seed)
@@ -276,6 +287,7 @@ class RocCurveResult(_CurveResult):
         ``specificity=[0.8, 0.9]`` is pROC's ``ci.se``; ``sensitivity=[...]``
         its ``ci.sp``. See :func:`aucpr_stats.curves.roc_band.roc_intervals`.
         """
+        refuse_weighted_band(self)
         from .roc_band import roc_intervals
 
         return roc_intervals(self, specificity=specificity, sensitivity=sensitivity, level=level, n_boot=n_boot,

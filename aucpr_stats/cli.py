@@ -26,6 +26,7 @@ from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from .estimators.tie_blocks import DEFAULT_TIES, TIES
 from . import _validate
 from .exceptions import InputError
+from .intervals.registry import default_method
 from .ingest.checks import NO_ROWS
 from .report import FORMATS, publication_table
 from .cli_io import (FILE_FORMATS, STDIN, csv_text, escape_formulas,  # noqa: F401 (escape_formulas: kept importable)
@@ -135,6 +136,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help="rows with a missing outcome or score: stop with an error (default) or drop "
                            "them (the count dropped is reported per group)")
 
+    design = parser.add_argument_group("study design")
+    design.add_argument("--weights", metavar="COLUMN",
+                        help="case weights (frequency, sampling or inverse-probability weights): every count "
+                             "becomes a sum of weights; intervals by the weighted bootstrap")
+    design.add_argument("--cluster", metavar="COLUMN",
+                        help="cluster id (e.g. the patient of each lesion or visit): intervals resample whole "
+                             "clusters (aucpr) or use Obuchowski's cluster-robust variance (auroc)")
+    design.add_argument("--prevalence", type=float, metavar="P",
+                        help="aucpr at a stated population prevalence P (case-control samples): the negatives "
+                             "are reweighted; intervals by the bootstrap")
+
     stats = parser.add_argument_group("statistics")
     stats.add_argument("--metric", action="append", choices=list(METRICS), metavar="{aucpr,auroc}",
                        help="area to report: aucpr (default) or auroc; repeat for both")
@@ -233,7 +245,8 @@ def _raw_frame(results: list, method: Any, level: float, options: dict) -> pl.Da
         if method is None:
             frames = [r.to_polars()]
         else:
-            methods = [method] if isinstance(method, str) else list(method)
+            chosen = method.get(r.metric, "default") if isinstance(method, dict) else method  # by metric
+            methods = [chosen] if isinstance(chosen, str) else list(chosen)
             frames = [r.conf_int_polars(method=None if m == "default" else m, level=level, **options.get(m, {}))
                       for m in methods]
         for f in frames:
@@ -293,17 +306,23 @@ def _run(args: argparse.Namespace) -> Any:
         if fn is None:
             raise InputError(f"--metric {metric} is not available in this version")
         kwargs: dict[str, Any] = {"positive": positive, "missing": args.missing, "negative": args.negative,
-                                  "direction": args.direction, **partial[metric]}
+                                  "direction": args.direction, "weights": args.weights, "cluster": args.cluster,
+                                  **partial[metric]}
         if metric == "aucpr":
             kwargs["estimator"] = estimator
             kwargs["ties"] = args.ties
+            kwargs["prevalence"] = args.prevalence
         for grouping in _groupings(by, args.cross):  # one block per --by column unless --cross
             results.append(fn(frame, outcome, score, grouping, **kwargs))
         if args.overall:
             overall.append(fn(frame, outcome, score, None, **kwargs))
     method = _interval_method(args)
+    if method == "default" and (args.weights or args.cluster or args.prevalence is not None):
+        # the default of each metric for the design (e.g. the cluster bootstrap), named so --seed reaches it
+        method = {r.metric: default_method(r) for r in results}
     # the seed goes only to the resampling methods (the closed forms take no options)
-    methods = [] if method is None else ([method] if isinstance(method, str) else list(method))
+    methods = ([] if method is None else [method] if isinstance(method, str)
+               else list(dict.fromkeys(method.values())) if isinstance(method, dict) else list(method))
     resampling = [m for m in methods if m in RESAMPLING_METHODS]
     if args.seed is not None and not resampling:
         raise InputError(f"--seed is for resampling intervals ({', '.join(RESAMPLING_METHODS)}); "

@@ -268,3 +268,28 @@ def test_a_curve_at_a_stated_prevalence_and_its_band_refused():
     np.testing.assert_allclose(stated["precision"].to_numpy(), oracle["precision"].to_numpy(), rtol=1e-12)
     with pytest.raises(InputError, match="bands are not available for curves made with `prevalence=`"):
         pr_curve(df, "y", "s", prevalence=0.1).band()
+
+
+# --------------------------------------------------------------------- CLI
+def test_command_line_design_flags_reach_the_table_and_its_footnote(tmp_path):
+    from aucpr_stats.cli import main
+
+    df = _frame(22)
+    path = tmp_path / "d.csv"
+    df.with_columns(pl.col("y").cast(pl.Int8)).write_csv(path)
+    out = tmp_path / "t.csv"
+    args = [str(path), "--outcome", "y", "--score", "s", "--by", "g", "--metric", "aucpr", "--metric", "auroc",
+            "--seed", "3", "--n-boot", "200", "--raw", "-o", str(out)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main([*args, "--cluster", "c", "--weights", "w"]) == 0
+    raw = pl.read_csv(out)
+    python = aucpr(df, "y", "s", by="g", weights="w", cluster="c").conf_int_polars(n_boot=200, seed=3)
+    assert raw.filter(pl.col("metric") == "aucpr")["upper"].to_list() == pytest.approx(python["upper"].to_list())
+    assert raw.filter(pl.col("metric") == "auroc")["method"].unique().to_list() == ["obuchowski"]
+    text = tmp_path / "t.txt"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main([str(path), "--outcome", "y", "--score", "s", "--prevalence", "0.02", "--seed", "1",
+                     "-o", str(text)]) == 0
+    assert "at a stated prevalence of 0.02" in text.read_text() and "bootstrap" in text.read_text()

@@ -45,6 +45,7 @@ DEFAULT_LABELS = {
     "a_prime": "A' (Mann-Whitney)",
     "delong": "DeLong",
     "hanley_mcneil": "Hanley-McNeil",
+    "obuchowski": "Obuchowski cluster-robust",
 }
 
 

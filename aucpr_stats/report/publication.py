@@ -212,8 +212,22 @@ def _footnote(results: list, estimators_by_metric: dict, methods_by_metric: dict
                     f"{'; '.join(_method_text(m, options or {}, method_options, label) for m in meths)})")
         else:
             what = "point estimate"
-        notes.append(f"{label(metric, metric_label)}: {what}; estimator {est_text}.")
+        design = _design_text(next(r for r in results if r.metric == metric))
+        notes.append(f"{label(metric, metric_label)}: {what}; estimator {est_text}{design}.")
     return " ".join(notes)
+
+
+def _design_text(result: Any) -> str:
+    """The study design a result was estimated with (weights, clusters, a stated prevalence), for the footnote."""
+    options = getattr(result, "options", {})
+    parts = []
+    if options.get("weights") is not None:
+        parts.append(f"rows weighted by {options['weights']}")
+    if options.get("cluster") is not None:
+        parts.append(f"rows clustered by {options['cluster']}")
+    if options.get("prevalence") is not None:
+        parts.append(f"at a stated prevalence of {options['prevalence']:g}")
+    return "".join(f"; {part}" for part in parts)
 
 
 def publication_table(

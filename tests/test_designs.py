@@ -293,3 +293,14 @@ def test_command_line_design_flags_reach_the_table_and_its_footnote(tmp_path):
         assert main([str(path), "--outcome", "y", "--score", "s", "--prevalence", "0.02", "--seed", "1",
                      "-o", str(text)]) == 0
     assert "at a stated prevalence of 0.02" in text.read_text() and "bootstrap" in text.read_text()
+
+
+def test_duckdb_input_clusters_like_memory_and_refuses_weights():
+    duckdb = pytest.importorskip("duckdb")
+    df = _frame(23)
+    relation = duckdb.sql("select * from df")
+    with pytest.raises(InputError, match="`weights=` is not supported for DuckDB"):
+        aucpr(relation, "y", "s", weights="w")
+    via_sql = aucpr(relation, "y", "s", by="g", cluster="c").conf_int_polars(n_boot=100, seed=4)
+    memory = aucpr(df, "y", "s", by="g", cluster="c").conf_int_polars(n_boot=100, seed=4)
+    assert via_sql["upper"].to_list() == memory["upper"].to_list()

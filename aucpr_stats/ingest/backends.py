@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from .._validate import integer_iv
+from ..exceptions import InputError
 
 __all__ = ["SqlInput", "sql_input", "backend_of", "is_backend_input", "is_parquet_path", "backend_columns",
            "sql_table", "read_backend", "MAX_TIE_ROWS"]
@@ -119,4 +120,7 @@ def read_backend(data: Any, spec, by: tuple, fold: str | None, paired: bool):
     """The reader :func:`~aucpr_stats.ingest.source_for` returns for these inputs (:func:`.sql_source.read_sql`)."""
     from .sql_source import read_sql
 
+    if spec.weights is not None:
+        raise InputError("`weights=` is not supported for DuckDB, Parquet or Spark inputs yet; collect the rows "
+                         "(e.g. `relation.pl()`) or aggregate the weights per (group, score) first")
     return read_sql(sql_table(data), spec, by, fold, paired)

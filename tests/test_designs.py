@@ -304,3 +304,56 @@ def test_duckdb_input_clusters_like_memory_and_refuses_weights():
     via_sql = aucpr(relation, "y", "s", by="g", cluster="c").conf_int_polars(n_boot=100, seed=4)
     memory = aucpr(df, "y", "s", by="g", cluster="c").conf_int_polars(n_boot=100, seed=4)
     assert via_sql["upper"].to_list() == memory["upper"].to_list()
+
+
+# ------------------------------------------------------------ comparisons
+def _two_scores(seed=24):
+    rng = np.random.default_rng(seed)
+    patient = np.repeat(np.arange(120), 4)
+    u = rng.normal(size=120)[patient]
+    y = rng.random(patient.size) < 1 / (1 + np.exp(1 - 2 * u))
+    return pl.DataFrame({"y": y, "a": (1 + u) * y + u + rng.normal(size=y.size),
+                         "b": 0.7 * (1 + u) * y + u + rng.normal(size=y.size), "patient": patient,
+                         "g": rng.choice(["x", "z"], y.size)}).with_row_index("row")
+
+
+def test_clustered_paired_comparison_reduces_to_delong_for_clusters_of_one_row():
+    from aucpr_stats.compare import compare
+
+    df = _two_scores()
+    one_row = compare(df, "y", ["a", "b"], by="g", cluster="row").to_frame()
+    rows = compare(df, "y", ["a", "b"], by="g").to_frame()
+    assert one_row["method"].unique().to_list() == ["obuchowski"]
+    for column in ("difference", "se", "p_value", "correlation"):
+        np.testing.assert_allclose(one_row[column].to_numpy(), rows[column].to_numpy(), rtol=1e-10)
+    clustered = compare(df, "y", ["a", "b"], cluster="patient").to_frame()["se"][0]
+    assert clustered != pytest.approx(compare(df, "y", ["a", "b"]).to_frame()["se"][0], rel=1e-3)
+
+
+def test_clustered_paired_bootstrap_draws_the_same_patients_for_both_scores():
+    from aucpr_stats.compare import compare
+
+    df = _two_scores().with_columns(a2=pl.col("a"))  # a score compared with itself
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same = compare(df, "y", ["a", "a2"], metric="aucpr", cluster="patient", seed=1, n_boot=200).to_frame()
+        again = compare(df.reverse(), "y", ["a", "b"], metric="aucpr", cluster="patient", seed=1,
+                        n_boot=200).to_frame()
+        first = compare(df, "y", ["a", "b"], metric="aucpr", cluster="patient", seed=1, n_boot=200).to_frame()
+    assert same["difference"][0] == 0 and same["se"][0] == 0  # paired: identical replicates
+    assert again["se"][0] == first["se"][0]  # the row order changes nothing
+
+
+def test_comparison_at_a_stated_prevalence_and_refusals():
+    from aucpr_stats.compare import compare
+
+    df = _two_scores()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stated = compare(df, "y", ["a", "b"], metric="aucpr", prevalence=0.05, seed=2, n_boot=100).to_frame()
+    expected = aucpr(df, "y", ["a", "b"], prevalence=0.05).to_polars()["estimate"].to_list()
+    assert [stated["estimate_a"][0], stated["estimate_b"][0]] == pytest.approx(expected)
+    with pytest.raises(InputError, match="`prevalence=` applies to AUCPR"):
+        compare(df, "y", ["a", "b"], prevalence=0.05)
+    with pytest.raises(InputError, match="`cluster=` with `between=`"):
+        compare(df, "y", "a", between="g", cluster="patient")

@@ -26,6 +26,7 @@ from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..ingest import read
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
+from .clustered import compare_paired_clustered
 from .paired import compare_paired, delong_paired
 from .heterogeneity import HeterogeneityResult, heterogeneity, interaction
 from .result import ComparisonResult
@@ -86,6 +87,8 @@ def compare(
     negative: Any = None,
     direction: str = "higher",
     unused_levels: str = "keep",
+    prevalence: float | None = None,
+    cluster: str | None = None,
 ) -> ComparisonResult:
     """Compare the AUROC or AUCPR of scores, paired on the same rows or between independent groups.
 
@@ -175,6 +178,16 @@ def compare(
         Declared levels of ``by`` (and ``between``) without rows: rows with
         NaN numbers and a note (default), or dropped; as in
         :func:`aucpr_stats.aucpr`.
+    prevalence : float in (0, 1), optional
+        AUCPR: compare the areas at a stated population prevalence (the
+        negatives reweighted, as in :func:`aucpr_stats.aucpr`); the bootstrap
+        holds it fixed.
+    cluster : str, optional
+        A cluster id column (several rows per patient). Paired: the cluster
+        bootstrap draws the same patients for every score, and for AUROC the
+        DeLong-type test uses Obuchowski's (1997) cluster-robust covariance
+        (``method`` reads ``"obuchowski"``); every score needs the same rows.
+        Unpaired (``between=``): not yet. See ``docs/designs.md``.
 
     Returns
     -------
@@ -234,11 +247,19 @@ def compare(
     seed = _validate.seed_iv(seed)
     adjust = None if adjust is None else _validate.choice_iv(adjust, "adjust", ADJUST_METHODS)
     progress = progress_iv(progress)
-    estimators = records(metric, names, ties_iv(ties))
+    if prevalence is not None:
+        prevalence = _validate.probability_iv(prevalence, "prevalence")
+        if metric != "aucpr":
+            raise InputError("`prevalence=` applies to AUCPR (AUROC does not depend on the prevalence)")
+    estimators = records(metric, names, ties_iv(ties), prevalence=prevalence)
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
+    if cluster is not None and between is not None:
+        raise InputError("`cluster=` with `between=` (unpaired comparisons of clustered rows) is not supported "
+                         "yet; compare the levels' intervals from aucpr()/auroc(..., cluster=)")
+    # clustered pairs: one table per (group, score) with its clusters, instead of the paired rows
     ingested = read("compare", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    between=between, paired=between is None, negative=negative, direction=direction,
-                    unused_levels=unused_levels, stacklevel=3)
+                    between=between, paired=between is None and cluster is None, negative=negative,
+                    direction=direction, unused_levels=unused_levels, cluster=cluster, stacklevel=3)
     spec = ingested.spec
     if between is None and len(spec.scores) < 2:
         raise InputError(
@@ -249,7 +270,9 @@ def compare(
         raise InputError(f"`reference` must be one of `score` {list(spec.scores)}; got {reference!r}")
     common = dict(metric=metric, method=method, level=level, reference=reference, estimators=names,
                   n_boot=n_boot if method == "bootstrap" else None)
-    if between is None:
+    if between is None and cluster is not None:
+        table = compare_paired_clustered(ingested, estimators, seed, common)
+    elif between is None:
         table = compare_paired(ingested, estimators, seed, common, progress)
     else:
         between = ingested.key_columns[len(spec.by)]

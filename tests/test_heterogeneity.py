@@ -131,7 +131,7 @@ def test_auroc_delong_matches_brute_force(kind):
 
 def test_aucpr_logit_matches_formula_and_sklearn():
     df = _data()
-    test = aucpr(df, "y", "s1", by="g", estimator="average_precision").heterogeneity()
+    test = aucpr(df, "y", "s1", by="g", estimator="average_precision").heterogeneity("logit")
     effects, variances = [], []
     for level in ("a", "b", "c"):
         part = df.filter(pl.col("g") == level)
@@ -162,14 +162,14 @@ def test_bootstrap_variances_are_those_of_conf_int_and_reproducible():
 def test_one_row_per_score_and_estimator_and_across():
     df = _data()
     result = aucpr(df, "y", ["s1", "s2"], by=["g", "h"], estimator=["average_precision", "lower_trapezoid"])
-    table = result.heterogeneity().to_polars()
+    table = result.heterogeneity("logit").to_polars()
     assert table.height == 4 and set(table["score"]) == {"s1", "s2"} and (table["k"] == 6).all()
-    split = result.heterogeneity(across="g").to_polars()
+    split = result.heterogeneity("logit", across="g").to_polars()
     assert split.height == 8 and (split["k"] == 3).all() and "h" in split.columns
-    rows = heterogeneity_rows(result)
+    rows = heterogeneity_rows(result, "logit")
     assert {"statistic", "df", "p_value"} <= set(rows.columns) and rows.height == 4
     # each test equals the test of that score and estimator alone
-    alone = aucpr(df, "y", "s2", by=["g", "h"], estimator="lower_trapezoid").heterogeneity()
+    alone = aucpr(df, "y", "s2", by=["g", "h"], estimator="lower_trapezoid").heterogeneity("logit")
     row = table.filter((pl.col("score") == "s2") & (pl.col("estimator") == "lower_trapezoid"))
     assert row["statistic"][0] == pytest.approx(alone.statistic, rel=1e-12)
 
@@ -185,17 +185,17 @@ def test_degenerate_and_boundary_groups_are_left_out_with_reasons():
         warnings.simplefilter("ignore", DegenerateGroupWarning)
         result = aucpr(data, "y", "s1", by="g")
     with pytest.warns(DegenerateGroupWarning, match="2 group"):
-        test = result.heterogeneity()
+        test = result.heterogeneity("logit")
     groups = test.groups_frame()
     reasons = dict(zip(groups["g"], groups["reason"]))
     assert "no positives" in reasons["none"] and reasons["sep"].startswith("perfect separation")
     assert reasons["a"] is None and test.to_polars()["k"][0] == 3
     assert test.to_polars()["n_left_out"][0] == 2 and "g='sep'" in test.to_polars()["note"][0]
     # the test on the three usable groups alone is the same
-    clean = aucpr(df, "y", "s1", by="g").heterogeneity()
+    clean = aucpr(df, "y", "s1", by="g").heterogeneity("logit")
     assert test.statistic == pytest.approx(clean.statistic, rel=1e-12)
     with pytest.warns(DegenerateGroupWarning):
-        ap = aucpr(data, "y", "s1", by="g", estimator="average_precision").heterogeneity()
+        ap = aucpr(data, "y", "s1", by="g", estimator="average_precision").heterogeneity("logit")
     assert ap.groups_frame().filter(pl.col("g") == "sep")["reason"][0].startswith("an estimate of 1")
     # DeLong: perfect separation gives a standard error of 0 -> left out
     with warnings.catch_warnings():

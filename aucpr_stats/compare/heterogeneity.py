@@ -14,12 +14,17 @@ between groups beyond chance.
 
 * :func:`heterogeneity` (``result.heterogeneity()``): the area of one score
   across the groups of an AUROC or AUCPR result. AUROC: DeLong's variance on
-  the natural scale (default); AUCPR: on the logit scale,
-  :math:`\mathrm{logit}\,\hat\theta_i` with the variance of the logit
-  interval, :math:`\{\widehat{SE}_i/(\hat\theta_i(1-\hat\theta_i))\}^2` and the
-  binomial SE (default). ``method="bootstrap"``: the stratified bootstrap's
-  SE on the same scale. The variances are those of ``result.conf_int``
-  (:mod:`aucpr_stats.intervals`), asked for through its driver.
+  the natural scale (default). AUCPR (default, since issue 16):
+  :math:`\mathrm{logit}\,\hat\theta_i` with the two-sample jackknife
+  variance of the logit (:mod:`aucpr_stats.compare.jackknife`), pooled per
+  positive over the groups and referred to an F distribution
+  (:func:`~aucpr_stats.compare.jackknife.pooled_test`); ``pooled=False``
+  keeps each group's own jackknife variance with Welch's F. The chi-square
+  size of the Wald test was 1-3% with the logit interval's binomial variance
+  (``method="logit"``) and up to 11% with the stratified bootstrap's
+  (``method="bootstrap"``), both on the logit scale; those variances are
+  the SEs of ``result.conf_int`` (:mod:`aucpr_stats.intervals`), asked for
+  through its driver. ``docs/heterogeneity.md`` has the sizes.
 * :func:`interaction` (``comparison.interaction()``): the difference between
   two scores (or two levels) across the groups of a :func:`compare` result,
   with the variances of the differences in its table (DeLong's covariance
@@ -60,6 +65,7 @@ from ..intervals.boundaries import BOUNDARY_NOTE
 from ..report.cells import format_p
 from ..report.text import text_table
 from ..results import html_display
+from .jackknife import pooled_test, result_jackknife, welch_test
 
 __all__ = [
     "DEFAULT_SCALE",
@@ -72,13 +78,14 @@ __all__ = [
     "interaction",
 ]
 
-#: Variance sources of ``result.heterogeneity(method=...)`` per metric (the first is the default):
-#: the interval methods of ``conf_int`` whose standard error is used.
-HETEROGENEITY_METHODS = {"auroc": ("delong", "logit", "bootstrap"), "aucpr": ("logit", "bootstrap")}
+#: Variance sources of ``result.heterogeneity(method=...)`` per metric (the first is the default): the
+#: interval methods of ``conf_int`` whose standard error is used (chi-square reference), and for AUCPR the
+#: jackknife of :mod:`.jackknife` (an F reference).
+HETEROGENEITY_METHODS = {"auroc": ("delong", "logit", "bootstrap"), "aucpr": ("jackknife", "logit", "bootstrap")}
 
 #: The scale of the test when ``scale`` is not given, per (metric, method).
 DEFAULT_SCALE = {("auroc", "delong"): "natural", ("auroc", "logit"): "logit", ("auroc", "bootstrap"): "natural",
-                 ("aucpr", "logit"): "logit", ("aucpr", "bootstrap"): "logit"}
+                 ("aucpr", "jackknife"): "logit", ("aucpr", "logit"): "logit", ("aucpr", "bootstrap"): "logit"}
 
 #: The size of the tests was measured by simulation from this many positives per group up
 #: (``docs/heterogeneity.md``); rows with smaller groups say so in their note.
@@ -159,7 +166,9 @@ class HeterogeneityResult:
     ----------
     table : polars.DataFrame
         The stratifying columns, ``estimator``, ``method``, ``scale``,
-        ``statistic`` (Cochran's Q), ``df`` (groups used - 1), ``p_value``,
+        ``statistic`` (Cochran's Q, or the F statistic of the jackknife
+        tests), ``df`` (groups used - 1), ``df2`` (the F's denominator
+        degrees of freedom; null for a chi-square test), ``p_value``,
         ``i_squared``, ``pooled`` (inverse-variance weighted mean, on the
         natural scale), ``k`` (groups used), ``n_left_out``, ``note``.
     groups : polars.DataFrame
@@ -174,6 +183,10 @@ class HeterogeneityResult:
     across : tuple of str
         The grouping columns whose levels are compared.
     frame_kind : {"pandas", "polars"}
+    what : str
+        What is compared (``"of <score>"``, ``"difference"``), for the title.
+    reference : {"chi2", "pooled", "welch"}
+        The reference distribution of the p-value.
     """
 
     table: pl.DataFrame = attrs.field(eq=False)
@@ -185,6 +198,7 @@ class HeterogeneityResult:
     across: tuple
     frame_kind: str
     what: str = ""
+    reference: str = "chi2"
 
     def to_polars(self) -> pl.DataFrame:
         """The tests as a polars DataFrame, whatever the caller's frame type."""
@@ -226,13 +240,16 @@ class HeterogeneityResult:
         test = "Interaction (difference equal in every group)" if self.kind == "interaction" else (
             "Heterogeneity (area equal in every group)")
         source = {"delong": "DeLong", "logit": "logit-interval", "bootstrap": "bootstrap"}.get(self.method, self.method)
+        reference = {"welch": "Welch's F with k - 1 and df2 df",
+                     "pooled": "F = Q/(k - 1) with k - 1 and df2 df, variances per positive pooled",
+                     }.get(self.reference, "Cochran's Q, chi-square with k - 1 df")
         return (f"{test}: {label}{' ' + self.what if self.what else ''} across {', '.join(self.across)}; "
-                f"Cochran's Q on the {self.scale} scale, {source} variances, chi-square with k - 1 df")
+                f"{reference} on the {self.scale} scale, {source} variances")
 
     def summary(self, digits: int = 4) -> str:
         """A readable text table of the tests with a title line."""
         frame = self.table
-        drop = ["method", "scale"] + (["note"] if frame["note"].null_count() == frame.height else [])
+        drop = ["method", "scale"] + [c for c in ("note", "df2") if frame[c].null_count() == frame.height]
         frame = frame.drop(drop).with_columns(
             pl.Series("p_value", [format_p(p, digits, "NaN") for p in frame["p_value"].to_list()], dtype=pl.String))
         numeric = [c for c in frame.columns if frame[c].dtype.is_numeric() or c == "p_value"]
@@ -277,12 +294,27 @@ def _cells(frame: pl.DataFrame, split: list) -> tuple[np.ndarray, pl.DataFrame]:
 
 
 def _assemble(result_kind: dict, rows: pl.DataFrame, split: list, theta, variance, reason, n_pos,
-              back) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The tests and the groups frame from one row per (group, test) with value, variance and reason."""
+              back, nu=None, pooled=False) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The tests and the groups frame from one row per (group, test) with value, variance and reason.
+
+    With ``nu`` (the degrees of freedom of each variance), Welch's F test, or with ``pooled`` the F test
+    on variances per positive pooled over the groups; otherwise Cochran's chi-square.
+    """
     cell, distinct = _cells(rows, split)
     n_cells = distinct.height
     used = _none(reason)
-    out = cochran_q(np.where(used, theta, np.nan), np.where(used, variance, np.nan), cell, n_cells)
+    if nu is None:
+        out = cochran_q(np.where(used, theta, np.nan), np.where(used, variance, np.nan), cell, n_cells)
+        out["df2"] = np.full(n_cells, np.nan)
+    else:
+        test = pooled_test if pooled else welch_test
+        extra = (n_pos,) if pooled else ()
+        out = test(np.where(used, theta, np.nan), np.where(used, variance, np.nan), nu, *extra, cell, n_cells)
+        if pooled:  # the groups frame shows the variances the test used
+            variance = np.where(used, out["variance"], variance)
+        q, df = out["q"], out["df"]
+        with np.errstate(invalid="ignore", divide="ignore"):  # I^2 from Cochran's Q, as for the chi-square
+            out["i_squared"] = np.where(np.isfinite(q), np.where(q > 0, np.maximum(0.0, (q - df) / q), 0.0), np.nan)
     left_out = np.bincount(cell, weights=(~used).astype(np.float64), minlength=n_cells).astype(np.int64)
     small = np.bincount(cell, weights=(used & (n_pos < MIN_POSITIVES_CHECKED)).astype(np.float64),
                         minlength=n_cells).astype(np.int64)
@@ -307,6 +339,7 @@ def _assemble(result_kind: dict, rows: pl.DataFrame, split: list, theta, varianc
         "scale": [result_kind["scale"]] * n_cells,
         "statistic": out["statistic"],
         "df": pl.Series([None if np.isnan(d) else int(d) for d in out["df"]], dtype=pl.Int64),
+        "df2": pl.Series([None if np.isnan(d) else float(d) for d in out["df2"]], dtype=pl.Float64),
         "p_value": out["p_value"],
         "i_squared": out["i_squared"],
         "pooled": back(out["pooled"]),
@@ -340,10 +373,12 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
     ----------
     result : AurocResult or AucprResult
         Grouped (``by=``); with several scores or estimators, one test each.
-    method : {"delong", "logit", "bootstrap"} (AUROC) or {"logit", "bootstrap"} (AUCPR), optional
-        Where the variances come from: the standard error of that
-        ``conf_int`` method. Default: ``"delong"`` (AUROC), ``"logit"``
-        (AUCPR, the binomial SE of Boyd et al.'s logit interval).
+    method : {"delong", "logit", "bootstrap"} (AUROC) or {"jackknife", "logit", "bootstrap"} (AUCPR), optional
+        Where the variances come from. Default: ``"delong"`` (AUROC),
+        ``"jackknife"`` (AUCPR: the jackknife of the logit, pooled per
+        positive, F reference). ``"logit"`` and ``"bootstrap"``: the standard
+        error of that ``conf_int`` method (the binomial SE of Boyd et al.'s
+        logit interval; the stratified bootstrap's), chi-square reference.
     scale : {"natural", "logit"}, optional
         The scale of the test; by default natural for AUROC with DeLong or
         bootstrap variances, logit for the ``"logit"`` method and for AUCPR.
@@ -354,7 +389,11 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
         ``by`` columns split the tests (one per level).
     **options
         For ``method="bootstrap"``: ``n_boot``, ``seed``, ``chunk_size``,
-        ``progress``, as for ``result.conf_int``.
+        ``progress``, as for ``result.conf_int``. For ``method="jackknife"``:
+        ``pooled`` (default True; False: each group's own variance and
+        Welch's F), ``max_units`` (a class with more distinct scores is
+        removed in that many random groups, default 200) and ``seed`` (of
+        those groups, default 0: the same numbers on every call).
 
     Returns
     -------
@@ -370,16 +409,25 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
     method = methods[0] if method is None else choice_iv(method, "method", methods)
     scale = DEFAULT_SCALE[(metric, method)] if scale is None else choice_iv(scale, "scale", _SCALES)
     across, split = _across_iv(across, tuple(result.by))
-    if method != "bootstrap" and options:
-        raise InputError(f"options {sorted(options)} apply to method='bootstrap' only; got method={method!r}")
-    with warnings.catch_warnings():  # the intervals' small-sample flags: this test has its own note
-        warnings.simplefilter("ignore", SmallSampleWarning)
-        frame = result.conf_int_polars(method=method, **options)
     n_groups, n_est = result.estimates.shape
-    # the driver's rows are group-major, then estimator (one method)
-    se = frame["se"].to_numpy().astype(np.float64).reshape(n_groups, n_est).ravel()
-    estimate = result.estimates.ravel()
     group = np.repeat(np.arange(n_groups), n_est)
+    nu = logit_variance = None
+    pooled = False
+    if method == "jackknife":
+        se, logit_variance, units, pooled = result_jackknife(result, options)
+        nu = np.maximum(units[group] - 1.0, 0.0)  # Welch: a group's variance has (positive units - 1) df
+        boundary = np.full(se.size, None, dtype=object)
+    else:
+        if method != "bootstrap" and options:
+            raise InputError(f"options {sorted(options)} apply to method='bootstrap' or 'jackknife' only; "
+                             f"got method={method!r}")
+        with warnings.catch_warnings():  # the intervals' small-sample flags: this test has its own note
+            warnings.simplefilter("ignore", SmallSampleWarning)
+            frame = result.conf_int_polars(method=method, **options)
+        # the driver's rows are group-major, then estimator (one method)
+        se = frame["se"].to_numpy().astype(np.float64).reshape(n_groups, n_est).ravel()
+        boundary = np.asarray(frame["note"].str.extract(_BOUNDARY, 1).to_list(), dtype=object)
+    estimate = result.estimates.ravel()
     n_pos = result.n_pos[group]
     reason = np.full(estimate.size, None, dtype=object)
     reason[se == 0] = "a standard error of 0"
@@ -387,6 +435,9 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
         if scale == "logit":
             theta = logit(estimate)
             variance = (se / (estimate * (1.0 - estimate))) ** 2
+            if logit_variance is not None:
+                # the jackknife of the logit itself; the delta method where a leave-one-out estimate is 0 or 1
+                variance = np.where(np.isfinite(logit_variance), logit_variance, variance)
             reason[estimate <= 0] = "an estimate of 0: no variance on the logit scale"
             reason[estimate >= 1] = "an estimate of 1: no variance on the logit scale"
         else:
@@ -394,7 +445,6 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
     reason[~np.isfinite(variance) & _none(reason)] = "no variance"
     # where the interval driver fell back on a score interval (perfect separation, an estimate of 0
     # or 1, ...), the method's standard error is not a usable variance either
-    boundary = np.asarray(frame["note"].str.extract(_BOUNDARY, 1).to_list(), dtype=object)
     fell_back = ~_none(boundary) & _none(reason)
     reason[fell_back] = [f"{why}: the interval fell back on a score interval, no usable variance"
                          for why in boundary[fell_back]]
@@ -408,10 +458,11 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
     info = {"kind": "heterogeneity", "method": method, "scale": scale,
             "labels": describe_keys(result.keys, across, group.tolist())}
     table, groups = _assemble(info, rows, [*split, "estimator"], theta, variance, reason, n_pos,
-                              expit if scale == "logit" else (lambda x: x))
+                              expit if scale == "logit" else (lambda x: x), nu=nu, pooled=pooled)
     what = "" if not isinstance(result.score, str) else f"of {result.score}"
     return HeterogeneityResult(table=table, groups=groups, kind="heterogeneity", metric=metric, method=method,
-                               scale=scale, across=tuple(across), frame_kind=result.frame_kind, what=what)
+                               scale=scale, across=tuple(across), frame_kind=result.frame_kind, what=what,
+                               reference=("pooled" if pooled else "welch") if method == "jackknife" else "chi2")
 
 
 def heterogeneity_rows(result: Any, method: str | None = None, **options: Any) -> pl.DataFrame:

@@ -281,5 +281,7 @@ def compare(
         family = [c for c in (*spec.by, "score") if c in table.columns and c != between] + ["estimator"]
         adjusted = pl.Series("p_adjusted", adjust_p_values(table, list(dict.fromkeys(family)), adjust))
         table = table.insert_column(table.columns.index("p_value") + 1, adjusted)
+    design = {k: v for k, v in (("cluster", cluster), ("prevalence", prevalence)) if v is not None}
     return ComparisonResult(table=table, frame_kind=ingested.kind, paired=between is None, by=spec.by,
-                            between=between, outcome=spec.outcome, scores=spec.scores, adjust=adjust, **common)
+                            between=between, outcome=spec.outcome, scores=spec.scores, adjust=adjust,
+                            design=design, **common)

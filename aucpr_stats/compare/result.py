@@ -48,6 +48,9 @@ class ComparisonResult:
     adjust : str or None
         The multiplicity adjustment of ``p_adjusted`` (``"holm"``,
         ``"bonferroni"``, ``"bh"``), or None.
+    design : dict
+        ``cluster`` (the cluster column) and ``prevalence`` (a stated
+        prevalence) when the comparison was made with them.
     """
 
     table: pl.DataFrame = attrs.field(eq=False)
@@ -64,6 +67,7 @@ class ComparisonResult:
     estimators: tuple = ()
     n_boot: int | None = None
     adjust: str | None = None
+    design: dict = attrs.field(factory=dict)
 
     def to_polars(self) -> pl.DataFrame:
         """The comparison table as a polars DataFrame, whatever the caller's frame type."""

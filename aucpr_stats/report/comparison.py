@@ -107,11 +107,18 @@ def comparison_table(
     columns[label("p")] = [format_p(p, p_digits, na, floor=floor) for p in frame["p_value"].to_list()]
     cells = one_separator(pl.DataFrame(columns), [label(ci)], sep)  # "to" in every row once one needs it
     key_labels = tuple(c for c in cells.columns[: len(keys) + (not one_pair) + several_estimators])
-    how = {"delong": "DeLong test", "bootstrap": "stratified bootstrap"}.get(result.method, pretty_name(result.method))
+    design = getattr(result, "design", {})
+    cluster = design.get("cluster")
+    how = ({"delong": f"test with Obuchowski's cluster-robust covariance (clusters: {cluster})",
+            "bootstrap": f"cluster bootstrap (clusters of {cluster} resampled)"} if cluster else
+           {"delong": "DeLong test", "bootstrap": "stratified bootstrap"}).get(result.method,
+                                                                              pretty_name(result.method))
     kind = "paired" if result.paired else "unpaired (independent groups)"
+    stated = (f"; areas at a stated prevalence of {design['prevalence']:g}"
+              if design.get("prevalence") is not None else "")
     note = (f"{metric}: difference = first minus second, {level_text(result.level)} confidence interval and "
             f"two-sided p-value from the {kind} {how}"
-            + (f" ({result.n_boot} replicates)" if getattr(result, "n_boot", None) else "") + ".")
+            + (f" ({result.n_boot} replicates)" if getattr(result, "n_boot", None) else "") + f"{stated}.")
     footnote = marks_footnote("".join(marks)).replace("the parameter space", "[-1, 1]")
     note = f"{note} {footnote}" if footnote else note
     return PublicationTable(cells=cells, key_columns=key_labels,

@@ -355,5 +355,18 @@ def test_comparison_at_a_stated_prevalence_and_refusals():
     assert [stated["estimate_a"][0], stated["estimate_b"][0]] == pytest.approx(expected)
     with pytest.raises(InputError, match="`prevalence=` applies to AUCPR"):
         compare(df, "y", ["a", "b"], prevalence=0.05)
-    with pytest.raises(InputError, match="`cluster=` with `between=`"):
-        compare(df, "y", "a", between="g", cluster="patient")
+
+
+def test_unpaired_comparison_of_clustered_rows():
+    from aucpr_stats.compare import compare
+
+    df = _two_scores()
+    one_row = compare(df, "y", "a", between="g", cluster="row").to_frame()
+    rows = compare(df, "y", "a", between="g").to_frame()
+    assert one_row["method"][0] == "obuchowski"
+    assert one_row["se"][0] == pytest.approx(rows["se"][0], rel=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        boot = compare(df, "y", "a", between="g", metric="aucpr", cluster="patient", seed=3, n_boot=150).to_frame()
+        alone = aucpr(df, "y", "a", by="g", cluster="patient").conf_int_polars(n_boot=150, seed=3)
+    assert boot["difference"][0] == pytest.approx(alone["estimate"][0] - alone["estimate"][1])

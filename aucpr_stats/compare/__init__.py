@@ -187,7 +187,8 @@ def compare(
         bootstrap draws the same patients for every score, and for AUROC the
         DeLong-type test uses Obuchowski's (1997) cluster-robust covariance
         (``method`` reads ``"obuchowski"``); every score needs the same rows.
-        Unpaired (``between=``): not yet. See ``docs/designs.md``.
+        Unpaired (``between=``): each level's clusters are resampled on their
+        own, and the AUROC variances are Obuchowski's. See ``docs/designs.md``.
 
     Returns
     -------
@@ -253,9 +254,6 @@ def compare(
             raise InputError("`prevalence=` applies to AUCPR (AUROC does not depend on the prevalence)")
     estimators = records(metric, names, ties_iv(ties), prevalence=prevalence)
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
-    if cluster is not None and between is not None:
-        raise InputError("`cluster=` with `between=` (unpaired comparisons of clustered rows) is not supported "
-                         "yet; compare the levels' intervals from aucpr()/auroc(..., cluster=)")
     # clustered pairs: one table per (group, score) with its clusters, instead of the paired rows
     ingested = read("compare", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                     between=between, paired=between is None and cluster is None, negative=negative,

@@ -27,7 +27,7 @@ from ..resample.designs import ClusterUnits, design_bootstrap_estimates
 from ..ties import TieTable
 from .statistics import difference_columns, warn_small_rows, with_edge_notes
 
-__all__ = ["compare_paired_clustered", "segment_variances"]
+__all__ = ["compare_paired_clustered", "segment_variances", "cluster_design"]
 
 
 def _pairs(n: int, reference: int | None) -> list[tuple[int, int]]:
@@ -44,6 +44,12 @@ def _units_of(ingested: Ingested, segments: np.ndarray) -> tuple[TieTable, np.nd
     position[segments] = np.arange(segments.size)
     units = clusters.ties.take(np.flatnonzero(chosen))
     return units, position[clusters.group[chosen]]
+
+
+def cluster_design(ingested: Ingested, segments: np.ndarray) -> ClusterUnits:
+    """The cluster bootstrap of the given segments (in that order)."""
+    units, unit_segment = _units_of(ingested, segments)
+    return ClusterUnits(ingested.ties.take(segments), units, unit_segment)
 
 
 def segment_variances(ingested: Ingested, segments: np.ndarray):
@@ -82,8 +88,7 @@ def compare_paired_clustered(ingested: Ingested, estimators: Sequence[Any], seed
         groups = np.flatnonzero(usable)
         if groups.size:
             chosen = segment[groups].ravel()  # group-major, the scores of a group together
-            units_table, unit_segment = _units_of(ingested, chosen)
-            design = ClusterUnits(ties.take(chosen), units_table, unit_segment)
+            design = cluster_design(ingested, chosen)
             # one stream per group, shared by its scores: every score sees the same resampled clusters
             streams = Streams.for_keys(seed, group_keys, spec.by, "compare").take(np.repeat(groups, k))
             values = design_bootstrap_estimates(design, list(estimators), common["n_boot"], streams)

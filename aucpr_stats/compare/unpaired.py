@@ -28,6 +28,8 @@ from ..exceptions import InputError
 from ..ingest import Ingested
 from ..progress import progress_bar, progress_enabled
 from ..resample import Streams, bootstrap_estimates
+from ..resample.designs import design_bootstrap_estimates
+from .clustered import cluster_design, segment_variances
 from .statistics import difference_columns, warn_small_rows, with_edge_notes
 
 __all__ = ["compare_unpaired"]
@@ -64,11 +66,15 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
     n_seg = ties.n_segments
     estimates = evaluate(ties, estimators).T  # (estimators, segments)
     sub = ties.take(np.flatnonzero(usable))
+    clustered = ingested.clusters is not None
     if common["method"] == "delong":
         var = np.full(n_seg, np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
-            _, s10, s01 = delong_components(sub)
-            var[usable] = s10 / sub.n_pos + s01 / sub.n_neg
+            if clustered:  # Obuchowski's cluster-robust variance of each cell's A'
+                var[usable] = segment_variances(ingested, np.flatnonzero(usable)).variance
+            else:
+                _, s10, s01 = delong_components(sub)
+                var[usable] = s10 / sub.n_pos + s01 / sub.n_neg
     else:
         # every (by, score, level) cell from its own stream: independent groups, independent draws
         streams = Streams.for_keys(seed, keys.filter(pl.Series(usable)), ingested.key_columns, "compare")
@@ -77,8 +83,15 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
         n_pieces = max(1, min(sub.n_segments, 20 if progress_enabled(progress) else 1))
         pieces = np.array_split(np.arange(sub.n_segments), n_pieces)
         columns = np.flatnonzero(usable)
+        design = cluster_design(ingested, columns) if clustered else None
         with progress_bar(sub.n_segments * common["n_boot"], "unpaired bootstrap", progress) as bar:
             for piece in pieces:
+                if design is not None:  # whole clusters resampled within each cell
+                    replicates[:, columns[piece]] = design_bootstrap_estimates(
+                        design if len(pieces) == 1 else design.take(piece), list(estimators), common["n_boot"],
+                        streams.take(piece))
+                    bar.update(piece.size * common["n_boot"])
+                    continue
                 part = sub if len(pieces) == 1 else sub.take(piece)
                 replicates[:, columns[piece]] = bootstrap_estimates(part, estimators, common["n_boot"],
                                                                     streams=streams.take(piece))
@@ -102,6 +115,8 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
         note = with_edge_notes(columns, note, common["metric"], common["method"],
                                np.minimum(n_pos[seg_a], n_pos[seg_b]), flagged)
         count = seg_a.size
+        if clustered and common["method"] == "delong":
+            columns["method"] = ["obuchowski"] * count
         block = pl.DataFrame({
             "estimator": [names[j]] * count,
             "estimate_a": estimates[j, seg_a],

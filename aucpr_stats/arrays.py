@@ -32,10 +32,18 @@ def _column(values: Any, argument: str) -> np.ndarray:
     return array
 
 
-def _frame(y_true: Any, y_score: Any, groups: Any) -> tuple[pl.DataFrame, str | None]:
+def _frame(y_true: Any, y_score: Any, groups: Any, sample_weight: Any = None,
+           clusters: Any = None) -> tuple[pl.DataFrame, str | None, dict]:
     columns = {"y_true": _column(y_true, "y_true"), "y_score": _column(y_score, "y_score")}
     if groups is not None:
         columns["group"] = _column(groups, "groups")
+    design = {}
+    if sample_weight is not None:
+        columns["sample_weight"] = _column(sample_weight, "sample_weight")
+        design["weights"] = "sample_weight"
+    if clusters is not None:
+        columns["cluster"] = _column(clusters, "clusters")
+        design["cluster"] = "cluster"
     lengths = {name: len(values) for name, values in columns.items()}
     if len(set(lengths.values())) > 1:
         raise InputError(f"the arrays must have one length; got {lengths}")
@@ -43,10 +51,11 @@ def _frame(y_true: Any, y_score: Any, groups: Any) -> tuple[pl.DataFrame, str | 
         frame = pl.DataFrame({name: pl.Series(name, values) for name, values in columns.items()})
     except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
         raise InputTypeError(f"`y_true`, `y_score` and `groups` must hold numbers, booleans or labels: {exc}") from None
-    return frame, ("group" if groups is not None else None)
+    return frame, ("group" if groups is not None else None), design
 
 
-def aucpr_score(y_true: Any, y_score: Any, *, groups: Any = None, **options: Any) -> AucprResult:
+def aucpr_score(y_true: Any, y_score: Any, *, groups: Any = None, sample_weight: Any = None,
+                clusters: Any = None, **options: Any) -> AucprResult:
     """AUCPR of scores against a binary truth, from arrays (the scikit-learn calling convention).
 
     Parameters
@@ -58,9 +67,15 @@ def aucpr_score(y_true: Any, y_score: Any, *, groups: Any = None, **options: Any
         for the other way round).
     groups : array-like, shape (n,), optional
         A group label per row: one estimate per group (key column ``group``).
+    sample_weight : array-like, shape (n,), optional
+        Case weights (``weights=`` of :func:`aucpr_stats.aucpr`; average
+        precision equals scikit-learn's with the same ``sample_weight``).
+    clusters : array-like, shape (n,), optional
+        A cluster id per row (``cluster=``): intervals resample whole clusters.
     **options
         Any keyword argument of :func:`aucpr_stats.aucpr` (``estimator``,
-        ``positive``, ``negative``, ``missing``, ``ties``, ``direction``).
+        ``positive``, ``negative``, ``missing``, ``ties``, ``direction``,
+        ``prevalence``).
 
     Returns
     -------
@@ -72,12 +87,16 @@ def aucpr_score(y_true: Any, y_score: Any, *, groups: Any = None, **options: Any
     >>> round(aucpr_score([1, 0, 1, 0, 1], [0.9, 0.8, 0.7, 0.2, 0.1], estimator="average_precision").estimate, 4)
     0.7556
     """
-    frame, by = _frame(y_true, y_score, groups)
-    return aucpr(frame, "y_true", "y_score", by, **options)
+    frame, by, design = _frame(y_true, y_score, groups, sample_weight, clusters)
+    return aucpr(frame, "y_true", "y_score", by, **design, **options)
 
 
-def auroc_score(y_true: Any, y_score: Any, *, groups: Any = None, **options: Any) -> AurocResult:
+def auroc_score(y_true: Any, y_score: Any, *, groups: Any = None, sample_weight: Any = None,
+                clusters: Any = None, **options: Any) -> AurocResult:
     """ROC AUC (A', ties counted one half) from arrays; the options of :func:`aucpr_stats.auroc`.
+
+    ``sample_weight`` and ``clusters`` as in :func:`aucpr_score` (the AUC equals
+    scikit-learn's ``roc_auc_score`` with the same ``sample_weight``).
 
     Examples
     --------
@@ -85,5 +104,5 @@ def auroc_score(y_true: Any, y_score: Any, *, groups: Any = None, **options: Any
     >>> auroc_score([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1]).estimate
     0.75
     """
-    frame, by = _frame(y_true, y_score, groups)
-    return auroc(frame, "y_true", "y_score", by, **options)
+    frame, by, design = _frame(y_true, y_score, groups, sample_weight, clusters)
+    return auroc(frame, "y_true", "y_score", by, **design, **options)

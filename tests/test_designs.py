@@ -370,3 +370,15 @@ def test_unpaired_comparison_of_clustered_rows():
         boot = compare(df, "y", "a", between="g", metric="aucpr", cluster="patient", seed=3, n_boot=150).to_frame()
         alone = aucpr(df, "y", "a", by="g", cluster="patient").conf_int_polars(n_boot=150, seed=3)
     assert boot["difference"][0] == pytest.approx(alone["estimate"][0] - alone["estimate"][1])
+
+
+def test_array_interface_takes_sample_weight_and_clusters_as_scikit_learn_spells_them():
+    from aucpr_stats.arrays import aucpr_score, auroc_score
+
+    df = _frame(25)
+    y, s, w, c = (df[name].to_numpy() for name in ("y", "s", "w", "c"))
+    ap = aucpr_score(y, s, sample_weight=w, estimator="average_precision", ties="published").estimate
+    assert ap == pytest.approx(average_precision_score(y, s, sample_weight=w), abs=1e-12)
+    assert auroc_score(y, s, sample_weight=w).estimate == pytest.approx(roc_auc_score(y, s, sample_weight=w),
+                                                                        abs=1e-12)
+    assert auroc_score(y, s, clusters=c).conf_int_polars()["method"][0] == "obuchowski"

@@ -172,3 +172,30 @@ def test_names_and_levels_that_need_quoting(con):
     got = auroc(relation(con, frame), "out come", 'sc"ore', by="si te", positive="it's").to_frame()
     assert got.equals(expected)
     assert auroc('`out come` ~ `sc"ore` | `si te`', data=relation(con, frame), positive="it's").to_frame().equals(expected)
+
+
+def test_duckdb_enum_keys_keep_their_declared_levels_and_order():
+    import warnings
+
+    import duckdb
+    import numpy as np
+    import polars as pl
+
+    from aucpr_stats import aucpr
+
+    con = duckdb.connect()
+    con.execute("CREATE TYPE band AS ENUM ('low', 'mid', 'high', 'extra')")
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"y": rng.random(300) < 0.3, "s": rng.normal(size=300),
+                       "b": rng.choice(["low", "mid", "high"], 300)})
+    con.register("df", df)
+    relation = con.sql("SELECT y, s, b::band AS b FROM df")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        via_sql = aucpr(relation, "y", "s", by="b").to_polars()
+        memory = aucpr(df.with_columns(pl.col("b").cast(pl.Enum(["low", "mid", "high", "extra"]))), "y", "s",
+                       by="b").to_polars()
+    assert via_sql["b"].to_list() == ["low", "mid", "high", "extra"]
+    assert via_sql.schema["b"] == pl.Enum(["low", "mid", "high", "extra"])
+    assert via_sql["note"][3] == "no rows: level not in the data"
+    np.testing.assert_array_equal(via_sql["estimate"].to_numpy(), memory["estimate"].to_numpy())

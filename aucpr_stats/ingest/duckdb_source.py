@@ -41,6 +41,16 @@ DUCKDB = Dialect(name="DuckDB", quote=_quote, literal=_literal, median="median({
                  row_number="(row_number() OVER () - 1)")
 
 
+def _enum_levels(relation: Any) -> dict[str, list[str]]:
+    """The declared levels of the relation's ENUM columns, by column name."""
+    out = {}
+    for name, kind in zip(relation.columns, relation.types):
+        if getattr(kind, "id", None) == "enum":
+            children = dict(kind.children)
+            out[name] = [str(level) for level in children.get("values", [])]
+    return out
+
+
 def duckdb_table(data: Any, max_tie_rows: int) -> SqlTable:
     """The :class:`SqlTable` of a DuckDB relation, or of Parquet files read through DuckDB."""
     import duckdb
@@ -53,9 +63,15 @@ def duckdb_table(data: Any, max_tie_rows: int) -> SqlTable:
             raise InputError(f"`data` {path!r} could not be read as Parquet by DuckDB: {exc}") from exc
     else:
         relation = data
-    schema = relation.limit(0).pl().schema
+    enums = _enum_levels(relation)
+    schema = {name: pl.Enum(enums[name]) if name in enums else dtype
+              for name, dtype in relation.limit(0).pl().schema.items()}
 
     def run(sql: str) -> pl.DataFrame:
-        return relation.query(TABLE, sql).pl()
+        frame = relation.query(TABLE, sql).pl()
+        # DuckDB ENUM columns arrive as polars Categorical: give them back their declared levels and order
+        cast = {name: pl.Enum(levels) for name, levels in enums.items() if name in frame.columns
+                and frame.schema[name] == pl.Categorical}
+        return frame.cast(cast) if cast else frame
 
     return SqlTable(schema=pl.Schema(schema), dialect=DUCKDB, run=run, max_tie_rows=max_tie_rows)

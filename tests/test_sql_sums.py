@@ -166,3 +166,26 @@ def test_several_scores_from_a_parquet_path(tmp_path):
         pr.select("sex", "score", "n_pos", "n_neg", "n_missing"))
     np.testing.assert_allclose(got["average_precision"].to_numpy(), pr["estimate"].to_numpy(), rtol=TOL)
     np.testing.assert_allclose(got["a_prime"].to_numpy(), roc["estimate"].to_numpy(), rtol=TOL)
+
+
+def test_direction_auto_is_reported_at_the_callers_line():
+    import warnings
+
+    import duckdb
+    import numpy as np
+    import polars as pl
+
+    from aucpr_stats.ingest.direction import DirectionWarning
+    from aucpr_stats.ingest.sql_sums import sql_sums
+
+    rng = np.random.default_rng(0)
+    y = rng.random(300) < 0.3
+    df = pl.DataFrame({"y": y, "s": rng.normal(size=300) - y})  # lower scores point to positives
+    relation = duckdb.sql("SELECT * FROM df")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = sql_sums(relation, "y", "s", direction="auto")
+    chosen = [w for w in caught if issubclass(w.category, DirectionWarning)]
+    assert len(chosen) == 1 and "lower scores predict the positive class" in str(chosen[0].message)
+    assert chosen[0].filename == __file__
+    assert out["a_prime"][0] == sql_sums(relation, "y", "s", direction="lower")["a_prime"][0] > 0.5

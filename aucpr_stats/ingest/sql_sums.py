@@ -50,6 +50,7 @@ from ..exceptions import InputTypeError
 from ..intervals import newcombe_interval, truncate, wald_interval
 from .backends import is_backend_input, sql_table
 from .checks import check_key_names, check_stats
+from .direction import warn_auto_direction
 from .levels import warn_missing_keys
 from .notes import group_notes, warn_degenerate
 from .sql_source import TABLE, SqlTable, read_sql, sql_conditions
@@ -215,11 +216,12 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
         order = {name: i for i, name in enumerate(spec.scores)}
         out = (out.with_columns(pl.col(SCORE_KEY).replace_strict(order, return_dtype=pl.Int64).alias("__aucpr_k"))
                .sort([*by, "__aucpr_k"], nulls_last=True).drop("__aucpr_k"))
-    # the warnings of the entry points: missing keys (rows counted once), groups without both classes
+    # the warnings of the entry points: the direction chosen, missing keys (rows counted once), degenerate groups
+    warn_auto_direction(collected.directions, stacklevel=3)
     first = parts[0]
     rows = (first["n_pos"] + first["n_neg"] + first["n_missing"]).to_numpy()
-    warn_missing_keys([(name, int(rows[first[name].is_null().to_numpy()].sum())) for name in by], stacklevel=2)
-    warn_degenerate(out.select(key_columns), key_columns, out["note"].to_list(), stacklevel=2)
+    warn_missing_keys([(name, int(rows[first[name].is_null().to_numpy()].sum())) for name in by], stacklevel=3)
+    warn_degenerate(out.select(key_columns), key_columns, out["note"].to_list(), stacklevel=3)
     return out
 
 

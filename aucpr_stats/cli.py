@@ -398,14 +398,14 @@ def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, sc
     if args.interval or args.raw:
         raise InputError("--compare chooses its own method (DeLong for auroc, bootstrap for aucpr); "
                          "drop --interval and --raw")
-    if args.weights:
-        raise InputError("--compare does not take --weights yet; compare the weighted areas' intervals instead")
     parts = []
     partial = _partial_options(args, metrics)
     for metric in metrics:
         options: dict[str, Any] = dict(partial[metric])
         if args.cluster:
             options["cluster"] = args.cluster
+        if args.weights:
+            options["weights"] = args.weights
         if args.prevalence is not None and metric == "aucpr":
             options["prevalence"] = args.prevalence
         if metric == "aucpr" or args.seed is not None or args.n_boot is not None or partial[metric]:

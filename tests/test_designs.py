@@ -382,3 +382,23 @@ def test_array_interface_takes_sample_weight_and_clusters_as_scikit_learn_spells
     assert auroc_score(y, s, sample_weight=w).estimate == pytest.approx(roc_auc_score(y, s, sample_weight=w),
                                                                         abs=1e-12)
     assert auroc_score(y, s, clusters=c).conf_int_polars()["method"][0] == "obuchowski"
+
+
+def test_weighted_comparisons():
+    from aucpr_stats.compare import compare
+
+    df = _two_scores().with_columns(one=pl.lit(1.0), k=(pl.col("row") % 3 + 1).cast(pl.Int64), a2=pl.col("a"))
+    # unit weights: the unweighted paired DeLong test
+    np.testing.assert_allclose(compare(df, "y", ["a", "b"], weights="one").to_frame()["se"].to_numpy(),
+                               compare(df, "y", ["a", "b"]).to_frame()["se"].to_numpy(), rtol=1e-10)
+    replicated = df.select(pl.all().repeat_by(pl.col("k")).explode())
+    weighted = compare(df, "y", ["a", "b"], weights="k").to_frame()
+    assert weighted["difference"][0] == pytest.approx(compare(replicated, "y", ["a", "b"]).to_frame()["difference"][0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same = compare(df.to_pandas(), "y", ["a", "a2"], metric="aucpr", weights="k", seed=1, n_boot=100).to_frame()
+        unpaired = compare(df, "y", "a", between="g", metric="aucpr", weights="k", seed=1, n_boot=100).to_frame()
+    assert same["se"][0] == 0 and isinstance(same, pd.DataFrame)  # paired: the same rows for both scores
+    assert unpaired["se"][0] > 0
+    with pytest.raises(InputError, match="unpaired weighted comparison of AUROC uses method='bootstrap'"):
+        compare(df, "y", "a", between="g", weights="k")

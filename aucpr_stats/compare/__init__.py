@@ -26,7 +26,7 @@ from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..ingest import read
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
-from .clustered import compare_paired_clustered
+from .clustered import compare_paired_clustered, with_row_ids
 from .paired import compare_paired, delong_paired
 from .heterogeneity import HeterogeneityResult, heterogeneity, interaction
 from .result import ComparisonResult
@@ -89,6 +89,7 @@ def compare(
     unused_levels: str = "keep",
     prevalence: float | None = None,
     cluster: str | None = None,
+    weights: str | None = None,
 ) -> ComparisonResult:
     """Compare the AUROC or AUCPR of scores, paired on the same rows or between independent groups.
 
@@ -189,6 +190,13 @@ def compare(
         (``method`` reads ``"obuchowski"``); every score needs the same rows.
         Unpaired (``between=``): each level's clusters are resampled on their
         own, and the AUROC variances are Obuchowski's. See ``docs/designs.md``.
+    weights : str, optional
+        A column of case weights (as in :func:`aucpr_stats.aucpr`). Paired:
+        the bootstrap resamples the rows of each class, each with its weight
+        and the same rows for every score; the AUROC test uses the weighted
+        DeLong covariance (Obuchowski's with one row per cluster). With
+        ``cluster=`` too, whole clusters with their weighted counts.
+        Unpaired: the weighted bootstrap of each level (AUROC: ``method="bootstrap"``).
 
     Returns
     -------
@@ -254,10 +262,17 @@ def compare(
             raise InputError("`prevalence=` applies to AUCPR (AUROC does not depend on the prevalence)")
     estimators = records(metric, names, ties_iv(ties), prevalence=prevalence)
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
+    rows_as_clusters = weights is not None and cluster is None and between is None
+    if rows_as_clusters:  # weighted pairs: every row its own cluster, so the rows carry their weights
+        data_or_formula, data, cluster = with_row_ids(data_or_formula, data)
+    if weights is not None and between is not None and method == "delong":
+        raise InputError("an unpaired weighted comparison of AUROC uses method='bootstrap' (the weighted "
+                         "bootstrap of each level)")
     # clustered pairs: one table per (group, score) with its clusters, instead of the paired rows
     ingested = read("compare", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                     between=between, paired=between is None and cluster is None, negative=negative,
-                    direction=direction, unused_levels=unused_levels, cluster=cluster, stacklevel=3)
+                    direction=direction, unused_levels=unused_levels, cluster=cluster, weights=weights,
+                    stacklevel=3)
     spec = ingested.spec
     if between is None and len(spec.scores) < 2:
         raise InputError(
@@ -269,7 +284,7 @@ def compare(
     common = dict(metric=metric, method=method, level=level, reference=reference, estimators=names,
                   n_boot=n_boot if method == "bootstrap" else None)
     if between is None and cluster is not None:
-        table = compare_paired_clustered(ingested, estimators, seed, common)
+        table = compare_paired_clustered(ingested, estimators, seed, common, rows_as_clusters)
     elif between is None:
         table = compare_paired(ingested, estimators, seed, common, progress)
     else:
@@ -279,7 +294,8 @@ def compare(
         family = [c for c in (*spec.by, "score") if c in table.columns and c != between] + ["estimator"]
         adjusted = pl.Series("p_adjusted", adjust_p_values(table, list(dict.fromkeys(family)), adjust))
         table = table.insert_column(table.columns.index("p_value") + 1, adjusted)
-    design = {k: v for k, v in (("cluster", cluster), ("prevalence", prevalence)) if v is not None}
+    design = {k: v for k, v in (("cluster", None if rows_as_clusters else cluster), ("prevalence", prevalence),
+                                ("weights", weights)) if v is not None}
     return ComparisonResult(table=table, frame_kind=ingested.kind, paired=between is None, by=spec.by,
                             between=between, outcome=spec.outcome, scores=spec.scores, adjust=adjust,
                             design=design, **common)

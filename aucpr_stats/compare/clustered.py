@@ -18,16 +18,35 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
+from .. import _frames
 from ..estimators.engine import evaluate
 from ..exceptions import InputError
 from ..ingest import Ingested
 from ..intervals.obuchowski import obuchowski_components, obuchowski_covariance
 from ..resample import Streams
-from ..resample.designs import ClusterUnits, design_bootstrap_estimates
+from ..resample.designs import ClusterUnits, WeightedRows, design_bootstrap_estimates
 from ..ties import TieTable
 from .statistics import difference_columns, warn_small_rows, with_edge_notes
 
-__all__ = ["compare_paired_clustered", "segment_variances", "cluster_design"]
+__all__ = ["compare_paired_clustered", "segment_variances", "cluster_design", "weighted_design", "with_row_ids"]
+
+#: The column of row numbers a weighted paired comparison adds (each row its own cluster).
+ROW_ID = "row_id_of_aucpr_stats"
+
+
+def with_row_ids(data_or_formula: Any, data: Any) -> tuple[Any, Any, str]:
+    """The caller's frame with a column of row numbers (the clusters of a weighted paired comparison)."""
+    def add(frame: Any) -> Any:
+        if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+            return frame.with_row_index(ROW_ID)
+        if _frames.is_pandas_frame(frame):
+            return frame.assign(**{ROW_ID: np.arange(len(frame))})
+        raise InputError("a weighted paired comparison needs a pandas or polars frame (DuckDB and Spark inputs "
+                         "do not take `weights=` yet)")
+
+    if isinstance(data_or_formula, str):
+        return data_or_formula, add(data), ROW_ID
+    return add(data_or_formula), data, ROW_ID
 
 
 def _pairs(n: int, reference: int | None) -> list[tuple[int, int]]:
@@ -46,10 +65,21 @@ def _units_of(ingested: Ingested, segments: np.ndarray) -> tuple[TieTable, np.nd
     return units, position[clusters.group[chosen]]
 
 
-def cluster_design(ingested: Ingested, segments: np.ndarray) -> ClusterUnits:
-    """The cluster bootstrap of the given segments (in that order)."""
+def cluster_design(ingested: Ingested, segments: np.ndarray, strata: str = "none") -> ClusterUnits:
+    """The cluster bootstrap of the given segments (in that order).
+
+    ``strata="composition"`` with clusters of one row is the stratified row
+    bootstrap (the rows of each class resampled within it), each row with its
+    weight: the weighted bootstrap of a paired comparison.
+    """
     units, unit_segment = _units_of(ingested, segments)
-    return ClusterUnits(ingested.ties.take(segments), units, unit_segment)
+    return ClusterUnits(ingested.ties.take(segments), units, unit_segment, strata=strata)
+
+
+def weighted_design(ingested: Ingested, segments: np.ndarray) -> WeightedRows:
+    """The weighted bootstrap (rows resampled with their weights within each class) of the given segments."""
+    cells = ingested.weighted_cells
+    return WeightedRows(ingested.ties, cells.cells, cells.weight, cells.target).take(segments)
 
 
 def segment_variances(ingested: Ingested, segments: np.ndarray):
@@ -58,11 +88,15 @@ def segment_variances(ingested: Ingested, segments: np.ndarray):
     return obuchowski_components(ingested.ties.take(segments), units, unit_segment)
 
 
-def compare_paired_clustered(ingested: Ingested, estimators: Sequence[Any], seed: Any, common: dict) -> pl.DataFrame:
+def compare_paired_clustered(ingested: Ingested, estimators: Sequence[Any], seed: Any, common: dict,
+                             rows_as_clusters: bool = False) -> pl.DataFrame:
     """The comparison table of every pair of scores per group, with clusters resampled or Obuchowski's covariance.
 
     ``ingested`` holds one segment per (group, score), scores last, read with
     ``cluster=``; every score must have the same rows (complete cases).
+    ``rows_as_clusters``: the clusters are the rows (a weighted comparison
+    without clusters): the bootstrap is then stratified by class, and
+    Obuchowski's covariance is the weighted DeLong covariance.
     """
     spec = ingested.spec
     scores = spec.scores
@@ -72,8 +106,9 @@ def compare_paired_clustered(ingested: Ingested, estimators: Sequence[Any], seed
     segment = np.arange(ties.n_segments).reshape(n_groups, k)  # segment of (group, score)
     n_pos, n_neg = ties.n_pos.reshape(n_groups, k), ties.n_neg.reshape(n_groups, k)
     if not (np.allclose(n_pos, n_pos[:, :1]) and np.allclose(n_neg, n_neg[:, :1])):
-        raise InputError("a paired comparison with `cluster=` needs the same rows for every score; some rows "
-                         "have a missing score: drop them first (complete cases)")
+        raise InputError(f"a paired comparison with `{'weights' if rows_as_clusters else 'cluster'}=` needs the "
+                         "same rows for every score; some rows have a missing score: drop them first (complete "
+                         "cases)")
     units = ingested.clusters
     per_group_units = [np.bincount(units.group, minlength=ties.n_segments).reshape(n_groups, k)]
     if not np.all(per_group_units[0] == per_group_units[0][:, :1]):
@@ -88,7 +123,7 @@ def compare_paired_clustered(ingested: Ingested, estimators: Sequence[Any], seed
         groups = np.flatnonzero(usable)
         if groups.size:
             chosen = segment[groups].ravel()  # group-major, the scores of a group together
-            design = cluster_design(ingested, chosen)
+            design = cluster_design(ingested, chosen, strata="composition" if rows_as_clusters else "none")
             # one stream per group, shared by its scores: every score sees the same resampled clusters
             streams = Streams.for_keys(seed, group_keys, spec.by, "compare").take(np.repeat(groups, k))
             values = design_bootstrap_estimates(design, list(estimators), common["n_boot"], streams)
@@ -109,7 +144,7 @@ def compare_paired_clustered(ingested: Ingested, estimators: Sequence[Any], seed
                 with np.errstate(invalid="ignore", divide="ignore"):
                     columns = difference_columns(diff, "delong", level, variance=var_a + var_b - 2.0 * cov,
                                                  correlation=cov / np.sqrt(var_a * var_b))
-                columns["method"] = ["obuchowski"] * n_groups
+                columns["method"] = ["delong" if rows_as_clusters else "obuchowski"] * n_groups
                 for g in np.flatnonzero(usable & np.isnan(columns["se"])):
                     note[g] = "Obuchowski's variance needs >= 2 clusters holding each class"
             note = with_edge_notes(columns, note, common["metric"], method, n_pos[:, 0], flagged)

@@ -29,7 +29,7 @@ from ..ingest import Ingested
 from ..progress import progress_bar, progress_enabled
 from ..resample import Streams, bootstrap_estimates
 from ..resample.designs import design_bootstrap_estimates
-from .clustered import cluster_design, segment_variances
+from .clustered import cluster_design, segment_variances, weighted_design
 from .statistics import difference_columns, warn_small_rows, with_edge_notes
 
 __all__ = ["compare_unpaired"]
@@ -83,10 +83,11 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
         n_pieces = max(1, min(sub.n_segments, 20 if progress_enabled(progress) else 1))
         pieces = np.array_split(np.arange(sub.n_segments), n_pieces)
         columns = np.flatnonzero(usable)
-        design = cluster_design(ingested, columns) if clustered else None
+        design = (cluster_design(ingested, columns) if clustered
+                  else weighted_design(ingested, columns) if ingested.weighted_cells is not None else None)
         with progress_bar(sub.n_segments * common["n_boot"], "unpaired bootstrap", progress) as bar:
             for piece in pieces:
-                if design is not None:  # whole clusters resampled within each cell
+                if design is not None:  # whole clusters, or weighted rows, resampled within each cell
                     replicates[:, columns[piece]] = design_bootstrap_estimates(
                         design if len(pieces) == 1 else design.take(piece), list(estimators), common["n_boot"],
                         streams.take(piece))

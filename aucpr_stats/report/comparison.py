@@ -116,6 +116,7 @@ def comparison_table(
     kind = "paired" if result.paired else "unpaired (independent groups)"
     stated = (f"; areas at a stated prevalence of {design['prevalence']:g}"
               if design.get("prevalence") is not None else "")
+    stated += f"; rows weighted by {design['weights']}" if design.get("weights") is not None else ""
     note = (f"{metric}: difference = first minus second, {level_text(result.level)} confidence interval and "
             f"two-sided p-value from the {kind} {how}"
             + (f" ({result.n_boot} replicates)" if getattr(result, "n_boot", None) else "") + f"{stated}.")

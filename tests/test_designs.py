@@ -402,3 +402,22 @@ def test_weighted_comparisons():
     assert unpaired["se"][0] > 0
     with pytest.raises(InputError, match="unpaired weighted comparison of AUROC uses method='bootstrap'"):
         compare(df, "y", "a", between="g", weights="k")
+
+
+def test_forest_plot_and_table_of_clustered_results_pass_each_method_its_options():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from aucpr_stats import publication_table
+    from aucpr_stats.plot import forest_plot
+
+    df = _two_scores()
+    results = [aucpr(df, "y", "a", by="g", cluster="patient"), auroc(df, "y", "a", by="g", cluster="patient")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        axes = forest_plot(results, seed=1, n_boot=100)  # the seed reaches the bootstrap, not Obuchowski's
+        table = publication_table(results, method_options={"bootstrap": {"seed": 1, "n_boot": 100}})
+    assert len(axes) == 2
+    assert "Obuchowski cluster-robust" in table.note and "rows clustered by patient" in table.note
+    with pytest.raises(InputTypeError, match="unexpected option"):
+        forest_plot(results, sead=1)

@@ -28,7 +28,7 @@ from .small_sample import warn_small_sample
 from .registry import INTERVAL_METHODS, IntervalMethod, default_method, design_of
 from .request import IntervalRequest
 
-__all__ = ["OPTIONS", "conf_int_frame", "fold_estimates"]
+__all__ = ["OPTIONS", "conf_int_frame", "fold_estimates", "accepted_options"]
 
 #: Extra columns that hold counts (integers; the others are floats).
 _INTEGER_COLUMNS = ("n_boot", "folds")
@@ -69,6 +69,23 @@ _DESIGN_REFUSALS = {
     "weights": "does not handle weighted rows (`weights=`); estimate without `weights=` for the unweighted "
                "interval",
 }
+
+
+def accepted_options(result: Any, method: Any, options: dict) -> dict:
+    """The ``options`` that the method(s) ``conf_int`` would run for ``result`` accept (the rest left out).
+
+    For callers that pass one set of options to results of several metrics
+    or designs (a forest plot of AUCPR with the bootstrap and AUROC with a
+    closed form): a seed goes to the resampling methods only. ``"default"``
+    or None: the result's default method.
+    """
+    names = [default_method(result)] if method in (None, "default") else (
+        [method] if isinstance(method, str) else list(method))
+    registry = INTERVAL_METHODS[result.metric]
+    accepted = {option for name in names if name in registry for option in registry[name].options}
+    accepted.add("progress")
+    # an option no method knows stays, so that conf_int names it in its error
+    return {key: value for key, value in options.items() if key in accepted or key not in OPTIONS}
 
 
 def _methods_iv(method: Any, result: Any) -> tuple[IntervalMethod, ...]:

@@ -22,6 +22,7 @@ import polars as pl
 
 from .._validate import SCORE_KEY, level_iv
 from ..exceptions import InputError, InputTypeError
+from ..intervals.driver import accepted_options
 from ..report import format_cell, pretty_name
 from ..report.cells import Labels, level_text
 from ..report.publication import grouping
@@ -38,7 +39,9 @@ def _frame(result: Any, method: Any, level: float, options: Mapping[str, Any]) -
     if m is None:
         return point.with_columns(lower=pl.lit(None, dtype=pl.Float64), upper=pl.lit(None, dtype=pl.Float64),
                                   method=pl.lit(None, dtype=pl.String))
-    frame = result.conf_int_polars(method=None if m == "default" else m, level=level, **options)
+    # one set of options for every result: each method gets those it takes (a seed only where it resamples)
+    frame = result.conf_int_polars(method=None if m == "default" else m, level=level,
+                                   **accepted_options(result, m, dict(options)))
     keys = list(result.by)
     counts = point.select(*keys, "estimator", "n_pos", "n_neg", "prevalence")
     frame = frame.drop([c for c in ("n_pos", "n_neg", "prevalence") if c in frame.columns])

@@ -18,8 +18,12 @@ AUCPR
                      caller's fold column; mean ± t·sd/sqrt(k)
 ``per_positive``     :mod:`.per_positive`: SE of a mean of per-positive
                      contributions (average_precision, threshold_trapezoid)
+``influence``        :mod:`.linearisation`: logit interval with the
+                     linearisation (influence-function) SE of
+                     average_precision; rows, weights, clusters, prevalence=
 AUROC
-``delong`` (default) :mod:`.delong`: A' ± z·SE with DeLong's SE
+``delong`` (default) :mod:`.delong`: A' ± z·SE with DeLong's SE (weighted
+                     DeLong with ``weights=``, :mod:`.linearisation`)
 ``logit``            :func:`~.closed_form.logit_interval` with DeLong's SE
 ``hanley_mcneil``    :mod:`.hanley_mcneil`: A' ± z·SE, exponential model
 ``newcombe``         :func:`~.boundaries.newcombe_interval`: Newcombe (2006)
@@ -43,6 +47,8 @@ from .cross_validation import cv_interval, folds_matrix
 from .delong import delong_se
 from .driver import OPTIONS, conf_int_frame, fold_estimates
 from .hanley_mcneil import hanley_mcneil_se
+from .linearisation import (Gradient, InfluenceVariance, a_prime_gradient, average_precision_gradient,
+                            influence_variance, weighted_delong_se)
 from .obuchowski import ObuchowskiComponents, obuchowski_components, obuchowski_covariance
 from .per_positive import per_positive_interval, per_positive_se
 from .registry import DEFAULT_METHOD, INTERVAL_METHODS, PR_METHODS, ROC_METHODS, IntervalMethod
@@ -76,4 +82,10 @@ __all__ = [
     "folds_matrix",
     "per_positive_se",
     "per_positive_interval",
+    "Gradient",
+    "InfluenceVariance",
+    "average_precision_gradient",
+    "a_prime_gradient",
+    "influence_variance",
+    "weighted_delong_se",
 ]

@@ -22,6 +22,7 @@ from .closed_form import binomial_interval, binomial_se, logit_interval, wald_in
 from .cross_validation import cross_validation_method, cross_validation_note
 from .delong import delong_se
 from .hanley_mcneil import hanley_mcneil_se
+from .linearisation import influence_method, influence_note, weighted_delong_se
 from .obuchowski import ObuchowskiComponents, obuchowski_components
 from .per_positive import per_positive_method, per_positive_note
 
@@ -92,6 +93,14 @@ def _binomial_se(request) -> np.ndarray:
 def _delong_se(request) -> np.ndarray:
     """DeLong's SE of every usable group and estimator: A''s, or the clipped placements' of a partial area."""
     se = request.blank()
+    if request.usable.size and design_of(request.result) == "weights":
+        # the weighted DeLong: the linearisation of A' over weighted rows (intervals/linearisation.py);
+        # a partial area has no weighted form here (NaN, with a note)
+        weighted = weighted_delong_se(request.result)
+        for j, record in enumerate(request.estimators):
+            if not is_partial(record):
+                se[request.usable, j] = weighted[request.usable]
+        return se
     if request.usable.size:
         full = None
         for j, record in enumerate(request.estimators):
@@ -128,6 +137,9 @@ def _obuchowski_note(request, out) -> np.ndarray:
 def _delong_note(request, out) -> np.ndarray:
     notes = np.full(request.shape, None, dtype=object)
     notes[np.isnan(out["se"])] = "DeLong variance needs >= 2 positives and >= 2 negatives"
+    if design_of(request.result) == "weights":
+        partial = [j for j, record in enumerate(request.estimators) if is_partial(record)]
+        notes[:, partial] = "no weighted DeLong variance for a partial area: use method='bootstrap'"
     return notes
 
 
@@ -153,6 +165,11 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
         "wilson": IntervalMethod("wilson", _closed(lambda est, r: wilson_interval(est, r.result.effective_n_pos[:, None],
                                                                                   r.level)), fallback=False, **_FULL),
         "bootstrap": _BOOTSTRAP,
+        # linearisation of average precision over rows, weighted rows or clusters (intervals/linearisation.py)
+        "influence": IntervalMethod(
+            "influence", influence_method, note=influence_note,
+            serves=lambda record: record.name == "average_precision",
+            needs="average precision (the linearised estimator)", designs=DESIGNS),
         "cross_validation": IntervalMethod(
             "cross_validation", cross_validation_method, options=("folds", "seed", "quantile", "return_folds"),
             columns=("folds", "fold_mean"), note=cross_validation_note, designs=("rows",)),
@@ -164,9 +181,9 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
     "auroc": {
         # a partial area too: DeLong-type placements clipped to its window (estimators/partial_variance.py)
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
-                                 note=_delong_note, designs=("rows",)),
+                                 note=_delong_note, designs=("rows", "weights")),
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
-                                note=_delong_note, designs=("rows",), **_FULL),
+                                note=_delong_note, designs=("rows", "weights"), **_FULL),
         "hanley_mcneil": IntervalMethod(
             "hanley_mcneil", _closed(lambda est, r: wald_interval(
                 est, hanley_mcneil_se(est, r.result.effective_n_pos[:, None], r.result.effective_n_neg[:, None]), r.level)), **_FULL),

@@ -139,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     design = parser.add_argument_group("study design")
     design.add_argument("--weights", metavar="COLUMN",
                         help="case weights (frequency, sampling or inverse-probability weights): every count "
-                             "becomes a sum of weights; intervals by the weighted bootstrap")
+                             "becomes a sum of weights; intervals by the logit interval on Kish's effective "
+                             "counts (aucpr) or the weighted DeLong variance (auroc)")
     design.add_argument("--cluster", metavar="COLUMN",
                         help="cluster id (e.g. the patient of each lesion or visit): intervals resample whole "
                              "clusters (aucpr) or use Obuchowski's cluster-robust variance (auroc)")

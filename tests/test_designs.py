@@ -85,7 +85,7 @@ def test_weighted_bootstrap_is_reproducible_and_differs_from_the_unweighted():
         plain = aucpr(df, "y", "s", by="g").conf_int(method="bootstrap", n_boot=200, seed=7)
     assert first["lower"].to_list() == list(again["lower"])  # row order and frame type change nothing
     assert first["lower"].to_list() != plain["lower"].to_list()
-    assert result.conf_int_polars()["method"].unique().to_list() == ["bootstrap"]  # the default for weights
+    assert result.conf_int_polars()["method"].unique().to_list() == ["logit"]  # the default for weights (Kish)
 
 
 def test_missing_weights_are_an_error_or_dropped_and_counted():

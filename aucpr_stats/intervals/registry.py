@@ -217,11 +217,14 @@ def default_method(result) -> str:
     """The method ``conf_int()`` uses when none is named, for this result's metric, estimators and design.
 
     The metric's default (:data:`DEFAULT_METHOD`) for independent rows; the
-    bootstrap for a partial area (no closed form), for weighted rows and at a
-    stated prevalence (the closed forms ignore the variability of the
-    reweighted negatives, benchmarks/prevalence_coverage.md); for clustered
-    rows the cluster bootstrap (AUCPR) or Obuchowski's cluster-robust
-    variance (AUROC).
+    bootstrap for a partial area (no closed form) and at a stated prevalence
+    (the logit interval ignores the variability of the reweighted negatives,
+    benchmarks/prevalence_coverage.md); for weighted rows the logit interval
+    (AUCPR on Kish's effective positives, at or above nominal coverage under
+    informative weights where the weighted bootstrap is 82-91%; AUROC on
+    the weighted DeLong variance, benchmarks/design_coverage_results.md);
+    for clustered rows the cluster bootstrap (AUCPR) or Obuchowski's
+    cluster-robust variance (AUROC).
     """
     design = design_of(result)
     if any(is_partial(record) for record in result.estimator_records()):
@@ -231,6 +234,8 @@ def default_method(result) -> str:
     if design == "cluster":
         return "obuchowski" if result.metric == "auroc" else "bootstrap"
     if design == "weights":
-        return "bootstrap"
+        return "logit"
     return DEFAULT_METHOD[result.metric]
+
+
 ROC_METHODS = tuple(INTERVAL_METHODS["auroc"])

@@ -340,14 +340,20 @@ class EstimateResult(GroupedResult):
 
     def heterogeneity(self, method: str | None = None, *, scale: str | None = None, across: Any = None,
                       **options: Any):
-        """Test that the area is the same in every subgroup: Cochran's Q, chi-square with k - 1 df, and I².
+        """Test that the area is the same in every subgroup, with I².
 
-        ``method``: where the variances come from (AUROC ``"delong"``, the
-        default, ``"logit"`` or ``"bootstrap"``; AUCPR ``"logit"``, the
-        default, on the logit scale, or ``"bootstrap"``); ``across``: the
+        ``method``: where the variances come from. AUROC: ``"delong"`` (the
+        default; Obuchowski's with ``cluster=``), ``"logit"`` or
+        ``"bootstrap"``, Cochran's Q against chi-square with k - 1 df. AUCPR:
+        ``"jackknife"`` (the default: leave-one-out variances per positive
+        pooled over groups on the logit scale, Q/(k - 1) against an F
+        distribution; it holds its size where the others do not), ``"logit"``
+        or ``"bootstrap"``; with ``weights=`` the default is ``"logit"`` and
+        with ``cluster=`` the (cluster) ``"bootstrap"``. ``across``: the
         grouping columns compared (default all); ``**options``: ``n_boot``,
-        ``seed``, ``progress`` for the bootstrap. One row per score and
-        estimator. See :func:`aucpr_stats.compare.heterogeneity.heterogeneity`.
+        ``seed``, ``progress`` for the bootstrap, ``pooled``, ``max_units``,
+        ``seed`` for the jackknife. One row per score and estimator. See
+        :func:`aucpr_stats.compare.heterogeneity.heterogeneity`.
 
         Returns
         -------

@@ -421,3 +421,21 @@ def test_forest_plot_and_table_of_clustered_results_pass_each_method_its_options
     assert "Obuchowski cluster-robust" in table.note and "rows clustered by patient" in table.note
     with pytest.raises(InputTypeError, match="unexpected option"):
         forest_plot(results, sead=1)
+
+
+def test_heterogeneity_of_clustered_and_weighted_results_uses_their_variances():
+    df = _two_scores()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clustered = auroc(df, "y", "a", by="g", cluster="patient").heterogeneity()
+        obuchowski = auroc(df, "y", "a", by="g", cluster="patient").conf_int_polars()["se"].to_numpy()
+        boot = aucpr(df, "y", "a", by="g", cluster="patient").heterogeneity(n_boot=100, seed=1)
+        weighted = aucpr(df.with_columns(k=(pl.col("row") % 3 + 1)), "y", "a", by="g", weights="k").heterogeneity()
+    estimates = auroc(df, "y", "a", by="g").to_polars()["estimate"].to_numpy()
+    # Cochran's Q with Obuchowski's variances, by hand
+    w = 1 / obuchowski ** 2
+    pooled = np.sum(w * estimates) / np.sum(w)
+    assert clustered.statistic == pytest.approx(np.sum(w * (estimates - pooled) ** 2), rel=1e-10)
+    assert boot.method == "bootstrap" and weighted.method == "logit"
+    with pytest.raises(InputError, match="method='jackknife' leaves out single rows, which `cluster=`"):
+        aucpr(df, "y", "a", by="g", cluster="patient").heterogeneity(method="jackknife")

@@ -61,6 +61,7 @@ from .. import _frames
 from .._validate import choice_iv, names_iv
 from ..exceptions import DegenerateGroupWarning, InputError, SmallSampleWarning
 from ..ingest.notes import describe_keys
+from ..intervals.registry import design_of
 from ..intervals.boundaries import BOUNDARY_NOTE
 from ..report.cells import format_p
 from ..report.text import text_table
@@ -406,7 +407,14 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
     """
     metric = result.metric
     methods = HETEROGENEITY_METHODS[metric]
-    method = methods[0] if method is None else choice_iv(method, "method", methods)
+    design = design_of(result)
+    # weighted or clustered rows: the jackknife leaves out rows, so its default gives way (docs/designs.md)
+    default = (methods[0] if design == "rows" or metric == "auroc"
+               else {"weights": "logit", "cluster": "bootstrap"}[design])
+    method = default if method is None else choice_iv(method, "method", methods)
+    if method == "jackknife" and design != "rows":
+        raise InputError(f"method='jackknife' leaves out single rows, which `{design}=` does not allow; use "
+                         "method='bootstrap' (or 'logit' with weights)")
     scale = DEFAULT_SCALE[(metric, method)] if scale is None else choice_iv(scale, "scale", _SCALES)
     across, split = _across_iv(across, tuple(result.by))
     n_groups, n_est = result.estimates.shape
@@ -423,7 +431,9 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
                              f"got method={method!r}")
         with warnings.catch_warnings():  # the intervals' small-sample flags: this test has its own note
             warnings.simplefilter("ignore", SmallSampleWarning)
-            frame = result.conf_int_polars(method=method, **options)
+            # clustered AUROC: DeLong's variance made cluster-robust (Obuchowski 1997)
+            frame = result.conf_int_polars(method="obuchowski" if design == "cluster" and method == "delong"
+                                           else method, **options)
         # the driver's rows are group-major, then estimator (one method)
         se = frame["se"].to_numpy().astype(np.float64).reshape(n_groups, n_est).ravel()
         boundary = np.asarray(frame["note"].str.extract(_BOUNDARY, 1).to_list(), dtype=object)

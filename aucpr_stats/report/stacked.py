@@ -126,7 +126,9 @@ def heterogeneity_footnote(results: list, heterogeneity: Any, level: float, labe
             values.append(f"{what + ' ' if what else ''}{format_p(row['p_value'])}")
         groups = " \u00d7 ".join(label(c) for c in test.across)
         how = f"{label(test.method, pretty_name(test.method))} variances, {test.scale} scale"
-        texts.append(f"P for heterogeneity across {groups} ({label(r.metric, r.metric_label)}; Wald test, "
+        test_name = {"pooled": "F test", "welch": "Welch's F test"}.get(getattr(test, "reference", "chi2"),
+                                                                        "Wald test")
+        texts.append(f"P for heterogeneity across {groups} ({label(r.metric, r.metric_label)}; {test_name}, "
                      f"{how}): {'; '.join(values)}.")
     return " ".join(texts)
 

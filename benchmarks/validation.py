@@ -579,6 +579,7 @@ def render(results: dict) -> str:
     lines += ["", "Every cell (with the share of NaN results, of rows with a note, the warnings raised and the true "
               "values) is in `benchmarks/validation_results.json`.", ""]
     lines += _heterogeneity_section()
+    lines += _designs_section()
     return "\n".join(lines)
 
 
@@ -586,10 +587,38 @@ def _heterogeneity_section() -> list[str]:
     """The size of the tests across subgroups, measured by benchmarks/heterogeneity_size.py (kept on regeneration)."""
     table = ROOT / "benchmarks" / "heterogeneity_size_results.md"
     lines = ["## Tests across subgroups: heterogeneity and interaction (size, %)", "",
-             "Cochran's Q across k independent subgroups of equal area (`result.heterogeneity()`) or of equal "
-             "difference (`comparison.interaction()`), measured by `python benchmarks/heterogeneity_size.py`; "
+             "Tests that k independent subgroups have equal areas (`result.heterogeneity()`: Cochran's Q for "
+             "AUROC, an F test on pooled jackknife variances for AUCPR) or equal differences "
+             "(`comparison.interaction()`), measured by `python benchmarks/heterogeneity_size.py`; "
              "the assumptions and where the tests fail are in [Tests across subgroups](heterogeneity.md).", ""]
     return lines + ([table.read_text(encoding="utf-8")] if table.exists() else ["(not run yet)", ""])
+
+
+#: The study-design studies (docs/designs.md): (heading, script, results page), kept on regeneration.
+DESIGN_STUDIES = (
+    ("A stated prevalence: case-control samples (bias and coverage)", "prevalence_coverage.py",
+     "prevalence_coverage_results.md"),
+    ("Case weights, a stated prevalence and clusters: the influence and weighted intervals", "design_coverage.py",
+     "design_coverage_results.md"),
+    ("Several rows per patient: cluster-aware intervals", "cluster_coverage.py", "cluster_coverage.md"),
+    ("Several rows per patient: size of paired tests", "cluster_compare_size.py",
+     "cluster_compare_size_results.md"),
+)
+
+
+def _designs_section() -> list[str]:
+    """The coverage and size studies of ``prevalence=``, ``weights=`` and ``cluster=`` (their own scripts)."""
+    lines = ["", "## Study designs: a stated prevalence, case weights, clusters", "",
+             "Measured by their own scripts (named below); what each design assumes and where its intervals "
+             "fail are in [Study designs](designs.md).", ""]
+    for heading, script, page in DESIGN_STUDIES:
+        path = ROOT / "benchmarks" / page
+        body = path.read_text(encoding="utf-8").strip() if path.exists() else "(not run yet)"
+        # its own title dropped, its sections one level below this one
+        body = "\n".join("#### " + line[3:] if line.startswith("## ") else line
+                         for line in body.splitlines() if not line.startswith("# "))
+        lines += [f"### {heading}", "", f"`python benchmarks/{script}`", "", body, ""]
+    return lines
 
 
 # ------------------------------------------------------------------ command line

@@ -58,6 +58,7 @@ __all__ = [
     "replicate_chunks",
     "replicate_producers",
     "bootstrap_estimates",
+    "estimates_of_chunks",
     "stratified_counts",
 ]
 
@@ -397,11 +398,29 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
     >>> bootstrap_estimates(t, average_precision, n_boot=200, seed=1).shape
     (1, 200)
     """
+    chunks = replicate_chunks(ties, n_boot, _streams(ties, seed, streams), chunk_size)
+    return estimates_of_chunks(chunks, estimators, ties.n_segments, n_boot, threads)
+
+
+def estimates_of_chunks(chunks: Iterator[ReplicateChunk], estimators: Any, n_segments: int, n_boot: int,
+                        threads: int | None = None) -> np.ndarray:
+    """The statistics of every replicate of a stream of chunks (any resampling design), per segment.
+
+    The chunks are drawn on this thread, in their order (the same numbers for
+    any number of threads); the estimators of each chunk run on a pool of
+    ``threads`` meanwhile, at most ``threads`` chunks waiting. A registry
+    record's ``replicate_kernel`` is used where it has one.
+
+    Returns
+    -------
+    ndarray, shape (n_segments, n_boot), or (len(estimators), n_segments, n_boot)
+        when ``estimators`` is a sequence; NaN where a statistic is undefined.
+    """
     single = callable(estimators)
     funcs = [estimators] if single else list(estimators)
-    check_allocation(len(funcs) * ties.n_segments * n_boot, f"a bootstrap of {ties.n_segments:,} groups x "
+    check_allocation(len(funcs) * n_segments * n_boot, f"a bootstrap of {n_segments:,} groups x "
                      f"{n_boot:,} replicates")
-    out = np.full((len(funcs), ties.n_segments, n_boot), np.nan)
+    out = np.full((len(funcs), n_segments, n_boot), np.nan)
 
     def evaluate(chunk: ReplicateChunk) -> None:  # writes only this chunk's (segment, replicate) cells
         for j, fn in enumerate(funcs):
@@ -410,14 +429,11 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
                 values = np.asarray(kernel(chunk.table), dtype=np.float64)
             out[j, chunk.segment, chunk.replicate] = values
 
-    chunks = replicate_chunks(ties, n_boot, _streams(ties, seed, streams), chunk_size)
     threads = worker_threads(threads)
     if threads < 2:
         for chunk in chunks:
             evaluate(chunk)
         return out[0] if single else out
-    # the draws stay on this thread, in the order above (the same numbers for any number of threads);
-    # the estimators of each chunk run on the pool meanwhile, at most `threads` chunks waiting
     with ThreadPoolExecutor(max_workers=threads) as pool:
         waiting: deque = deque()
         for chunk in chunks:

@@ -34,9 +34,7 @@ number of threads. Chunks hold about 2**20 array elements.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import attrs
@@ -44,10 +42,8 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..ties import TieTable
-from .budget import check_allocation
-from .counts import ReplicateChunk, replicate_chunks
+from .counts import ReplicateChunk, estimates_of_chunks, replicate_chunks
 from .streams import Streams
-from .threads import worker_threads
 
 __all__ = ["ClusterUnits", "WeightedRows", "design_bootstrap_estimates", "target_rows"]
 
@@ -535,31 +531,5 @@ def design_bootstrap_estimates(design: WeightedRows | ClusterUnits, estimators: 
     >>> design_bootstrap_estimates(design, a_prime, 100, Streams.for_segments(1, 1, "bootstrap")).shape
     (1, 100)
     """
-    single = callable(estimators)
-    funcs = [estimators] if single else list(estimators)
-    n_groups = design.group_ties.n_segments
-    check_allocation(len(funcs) * n_groups * n_boot, f"a bootstrap of {n_groups:,} groups x {n_boot:,} replicates")
-    out = np.full((len(funcs), n_groups, n_boot), np.nan)
-
-    def evaluate(chunk: ReplicateChunk) -> None:  # writes only this chunk's (group, replicate) cells
-        for j, fn in enumerate(funcs):
-            kernel = getattr(fn, "replicate_kernel", None) or fn
-            with np.errstate(all="ignore"):
-                out[j, chunk.segment, chunk.replicate] = np.asarray(kernel(chunk.table), dtype=np.float64)
-
-    chunks = design.replicate_chunks(n_boot, streams, chunk_size)
-    threads = worker_threads(threads)
-    if threads < 2:
-        for chunk in chunks:
-            evaluate(chunk)
-        return out[0] if single else out
-    # draws on this thread in a fixed order; estimators on the pool, at most `threads` chunks waiting
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        waiting: deque = deque()
-        for chunk in chunks:
-            waiting.append(pool.submit(evaluate, chunk))
-            while len(waiting) > threads:
-                waiting.popleft().result()
-        for future in waiting:
-            future.result()
-    return out[0] if single else out
+    return estimates_of_chunks(design.replicate_chunks(n_boot, streams, chunk_size), estimators,
+                               design.group_ties.n_segments, n_boot, threads)

@@ -38,15 +38,18 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     window = partial_iv(metric, **(partial or {}))  # a partial area: its label is the estimator's name
     if window is not None:
         names = partial_names(metric, names, window)
+    chosen = records(metric, names, ties, prevalence=prevalence)
+    # no estimator reads the negatives one by one: an engine may collapse their runs before collecting
+    collapse = all(record.reads != "every_row" for record in chosen)
     ingested = read(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                     fold=fold, negative=negative, direction=direction, unused_levels=unused_levels,
-                    weights=weights, cluster=cluster, stacklevel=3)
+                    weights=weights, cluster=cluster, collapse=collapse, stacklevel=3)
     result = _RESULTS[metric](
         ties=ingested.ties,
         keys=ingested.keys,
         by=ingested.key_columns,
         estimators=names,
-        estimates=evaluate(ingested.ties, records(metric, names, ties, prevalence=prevalence)),
+        estimates=evaluate(ingested.ties, chosen),
         notes=ingested.notes,
         frame_kind=ingested.kind,
         outcome=ingested.spec.outcome,

@@ -199,3 +199,44 @@ def test_duckdb_enum_keys_keep_their_declared_levels_and_order():
     assert via_sql.schema["b"] == pl.Enum(["low", "mid", "high", "extra"])
     assert via_sql["note"][3] == "no rows: level not in the data"
     np.testing.assert_array_equal(via_sql["estimate"].to_numpy(), memory["estimate"].to_numpy())
+
+
+def test_collapsed_runs_of_negatives_give_the_in_memory_numbers_and_respect_the_limit():
+    import warnings
+
+    import duckdb
+    import numpy as np
+    import polars as pl
+    import pytest
+
+    from aucpr_stats import aucpr, auroc
+    from aucpr_stats.ingest import sql_input
+
+    rng = np.random.default_rng(3)
+    n = 6000
+    y = rng.random(n) < 0.03
+    df = pl.DataFrame({"y": y, "s": np.round(rng.normal(size=n) + 1.5 * y, 2),  # ties, also across classes
+                       "s2": rng.normal(size=n) + y, "g": rng.choice(["a", "b", "c"], n)})
+    df = df.with_columns(pl.col("g").replace("c", None))  # a missing key: its own group
+    df = df.with_columns(pl.when(pl.int_range(pl.len()) % 97 == 0).then(None).otherwise(pl.col("s")).alias("s"))
+    relation = duckdb.sql("SELECT * FROM df")
+    names = ["average_precision", "lower_trapezoid", "upper_trapezoid", "interpolated_max", "interpolated_convex",
+             "threshold_trapezoid", "expected_average_precision"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for direction in ("higher", "lower"):
+            via_sql = aucpr(relation, "y", ["s", "s2"], by="g", estimator=names, missing="drop", direction=direction)
+            memory = aucpr(df, "y", ["s", "s2"], by="g", estimator=names, missing="drop", direction=direction)
+            assert via_sql.ties.n_rows < memory.ties.n_rows / 5  # the runs were collapsed by the engine
+            np.testing.assert_allclose(via_sql.estimates, memory.estimates, rtol=1e-12)
+            assert via_sql.to_polars()["n_missing"].to_list() == memory.to_polars()["n_missing"].to_list()
+        a, b = auroc(relation, "y", "s2", by="g").conf_int_polars(), auroc(df, "y", "s2", by="g").conf_int_polars()
+        np.testing.assert_allclose(a.select("estimate", "lower", "upper", "se").to_numpy(),
+                                   b.select("estimate", "lower", "upper", "se").to_numpy(), rtol=1e-12)
+        limited = sql_input(relation, max_tie_rows=1500)
+        assert aucpr(limited, "y", "s2", estimator="average_precision").estimate == pytest.approx(
+            aucpr(df, "y", "s2", estimator="average_precision").estimate, rel=1e-12)
+        with pytest.raises(TieTableTooLarge, match="collapsed"):  # the default estimator reads every row
+            aucpr(limited, "y", "s2")
+        with pytest.raises(TieTableTooLarge, match="with runs of negatives collapsed"):
+            aucpr(sql_input(relation, max_tie_rows=50), "y", "s2", estimator="average_precision")

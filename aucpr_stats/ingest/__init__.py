@@ -142,7 +142,7 @@ class Ingested:
 def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *, positive: Any,
          missing: Any, fold: Any = None, between: Any = None, paired: bool = False,
          negative: Any = None, direction: Any = "higher", unused_levels: Any = "keep",
-         weights: Any = None, cluster: Any = None, stacklevel: int = 3) -> Ingested:
+         weights: Any = None, cluster: Any = None, collapse: bool = False, stacklevel: int = 3) -> Ingested:
     """The start of every public entry point: resolve a formula, check the columns, ingest, note degenerate groups.
 
     Parameters
@@ -198,7 +198,7 @@ def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: An
         if cluster == spec.weights:
             raise InputError(f"`cluster` and `weights` name the same column {cluster!r}")
     ingested = ingest(data, spec, extra_keys=(between,) if between is not None else (), fold=fold, paired=paired,
-                      unused_levels=unused_levels, cluster=cluster)
+                      unused_levels=unused_levels, cluster=cluster, collapse=collapse)
     n_pos, n_neg = ingested.counts
     notes = group_notes(n_pos, n_neg)
     if ingested.weight_sums is not None:
@@ -229,7 +229,8 @@ def source_for(data: Any) -> Callable[..., Collected]:
 
 
 def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold: str | None = None,
-           paired: bool = False, unused_levels: str | None = None, cluster: str | None = None) -> Ingested:
+           paired: bool = False, unused_levels: str | None = None, cluster: str | None = None,
+           collapse: bool = False) -> Ingested:
     """Check ``data`` against ``spec`` and build the tie tables of all groups, collecting the data once.
 
     With several score columns (``spec.score`` a tuple) the scores are
@@ -264,6 +265,11 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
         ``fold`` and merged into the group tables; they are kept in
         ``clusters``. A cluster may span groups (its rows in each group are
         a unit of that group).
+    collapse : bool
+        Every statistic the caller will compute reads the negatives only
+        through their counts between positive rows: an engine input (DuckDB,
+        Spark) then collapses runs of negatives before collecting
+        (:meth:`TieTable.collapsed`); in-memory frames are read as usual.
 
     Raises
     ------
@@ -279,7 +285,12 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
     if cluster is not None and paired:
         raise InputError("`cluster=` is not supported by paired comparisons yet")
     unit = fold or cluster  # one more key, last: tables per (group, fold or cluster)
-    collected = source_for(data)(data, spec, by, unit, paired)
+    reader = source_for(data)
+    # an engine may collapse runs of negatives when no statistic asked for reads them one by one
+    # (not with folds or clusters: their tables are merged by score, so their runs must stay apart)
+    collected = (reader(data, spec, by, unit, paired, collapse=True)
+                 if collapse and unit is None and not paired and reader is read_backend
+                 else reader(data, spec, by, unit, paired))
     check_stats(collected.stats, spec, collected.examples, collected.level_counts)
     tables, keys = collected.build()
     folds = None

@@ -116,11 +116,15 @@ def backend_columns(data: Any) -> list[str]:
     return list(sql_table(data).schema.names())
 
 
-def read_backend(data: Any, spec, by: tuple, fold: str | None, paired: bool):
-    """The reader :func:`~aucpr_stats.ingest.source_for` returns for these inputs (:func:`.sql_source.read_sql`)."""
+def read_backend(data: Any, spec, by: tuple, fold: str | None, paired: bool, collapse: bool = False):
+    """The reader :func:`~aucpr_stats.ingest.source_for` returns for these inputs (:func:`.sql_source.read_sql`).
+
+    ``collapse``: the statistics asked for read runs of negatives only through their counts, so the engine
+    may collapse them (a table of about two rows per score holding a positive).
+    """
     from .sql_source import read_sql
 
     if spec.weights is not None:
         raise InputError("`weights=` is not supported for DuckDB, Parquet or Spark inputs yet; collect the rows "
                          "(e.g. `relation.pl()`) or aggregate the weights per (group, score) first")
-    return read_sql(sql_table(data), spec, by, fold, paired)
+    return read_sql(sql_table(data), spec, by, fold, paired, collapse=collapse)

@@ -250,12 +250,23 @@ def _too_large(table: SqlTable, what: str, estimate: int | None = None) -> TieTa
         f"the {what} of this {table.dialect.name} input has {size}, over max_tie_rows={limit:,}: refused"
         f"{' before collecting it' if estimate else ''}. Raise the limit with "
         "aucpr_stats.ingest.sql_input(data, max_tie_rows=...) if the driver has the memory (about 40 bytes a "
-        "row), or coarsen the scores (e.g. round them) in the engine first"
+        "row), or coarsen the scores (e.g. round them) in the engine first. Estimators that read the negatives "
+        "only between positive rows (average_precision, the trapezoids, interpolated_max, A') collect the "
+        "table with runs of negatives collapsed, about two rows per score holding a positive; "
+        "aucpr_stats.ingest.sql_sums collects nothing proportional to the rows"
     )
 
 
-def _cells(table: SqlTable, spec: ColumnSpec, sql: _Sql, name: str, group_cols: list[str]) -> pl.DataFrame:
-    """One row per (keys, score value): usable rows, usable positives, and rows with something missing."""
+def _cells(table: SqlTable, spec: ColumnSpec, sql: _Sql, name: str, group_cols: list[str],
+           collapse_direction: str | None = None) -> pl.DataFrame:
+    """One row per (keys, score value): usable rows, usable positives, and rows with something missing.
+
+    With ``collapse_direction`` (the score's direction), every run of cells
+    without positives (in the score's order, within a group) comes back as
+    one cell at the run's lowest score: the table of
+    :meth:`~aucpr_stats.ties.TieTable.collapsed`, computed by the engine, so
+    that only about two cells per score holding a positive reach Python.
+    """
     q = table.dialect.quote
     missing = f"({sql.y_missing} OR {sql.s_missing[name]})"
     keys = [f"{q(c)} AS {q(c)}" for c in group_cols]
@@ -263,12 +274,33 @@ def _cells(table: SqlTable, spec: ColumnSpec, sql: _Sql, name: str, group_cols: 
     score = f"CASE WHEN {sql.s_missing[name]} THEN NULL ELSE {q(name)} END"
     query = (f"SELECT {', '.join([*keys, f'{score} AS {_S}'])}, "
              f"{_count(f'NOT {missing} AND {sql.positive}')} AS {_P}, {_count(f'NOT {missing}')} AS {_N}, "
-             f"{_count(missing)} AS {_M} FROM {TABLE} GROUP BY {', '.join([*[q(c) for c in group_cols], score])} "
-             f"LIMIT {table.max_tie_rows + 1}")
-    cells = table.run(query)
+             f"{_count(missing)} AS {_M} FROM {TABLE} GROUP BY {', '.join([*[q(c) for c in group_cols], score])}")
+    if collapse_direction is not None:
+        query = _collapsed_query(query, [q(c) for c in group_cols], collapse_direction)
+    cells = table.run(f"{query} LIMIT {table.max_tie_rows + 1}")
     if cells.height > table.max_tie_rows:
-        raise _too_large(table, "tie table (distinct (group, score) pairs)")
+        what = ("tie table with runs of negatives collapsed (rows holding positives, and one per run of "
+                "negatives between them)" if collapse_direction else "tie table (distinct (group, score) pairs)")
+        raise _too_large(table, what)
     return cells
+
+
+def _collapsed_query(cells: str, keys: list[str], direction: str) -> str:
+    """The cells with each run of positive-free cells merged into one at its lowest score (in ``direction``)."""
+    order = "DESC" if direction == "higher" else "ASC"
+    lowest = "MIN" if direction == "higher" else "MAX"  # the run's last cell in the score's order
+    partition = f"PARTITION BY {', '.join(keys)} " if keys else ""
+    key_list = "".join(f"{k}, " for k in keys)
+    # run: the number of cells holding positives at or above a cell; a positive-free run shares it
+    marked = (f"SELECT *, SUM(CASE WHEN {_P} > 0 THEN 1 ELSE 0 END) OVER ({partition}ORDER BY {_S} {order} "
+              f"ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS __aucpr_run FROM cells "
+              f"WHERE {_S} IS NOT NULL")
+    group_by = f"GROUP BY {key_list}__aucpr_run"
+    return (f"WITH cells AS ({cells}), marked AS ({marked}) "
+            f"SELECT {key_list}{_S}, {_P}, {_N}, {_M} FROM marked WHERE {_P} > 0 "
+            f"UNION ALL SELECT {key_list}{lowest}({_S}) AS {_S}, 0 AS {_P}, SUM({_N}) AS {_N}, SUM({_M}) AS {_M} "
+            f"FROM marked WHERE {_P} = 0 {group_by} "
+            f"UNION ALL SELECT {key_list}{_S}, {_P}, {_N}, {_M} FROM cells WHERE {_S} IS NULL")
 
 
 def _group_of_rows(keys: pl.DataFrame, frame: pl.DataFrame, keys_by: list[str]) -> np.ndarray:
@@ -294,7 +326,7 @@ def _keys_of(cells: pl.DataFrame, keys_by: list[str], n_rows: int, n_missing: in
 
 
 def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, paired: bool, *,
-             estimate_cells: bool = True) -> Collected:
+             estimate_cells: bool = True, collapse: bool = False) -> Collected:
     """Check counts in one query; the tables, once the checks passed, from the engine's cells.
 
     Parameters
@@ -310,6 +342,11 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
     estimate_cells : bool
         Estimate the size of the tie table in the pass of the checks (HyperLogLog), so that
         ``build()`` refuses a table clearly over the limit before running the cell queries.
+    collapse : bool
+        Every statistic asked for reads the negatives only through their
+        counts between positive rows (``"negative_runs"`` estimators): the
+        engine collapses each run of negatives into one cell, and only that
+        table (its size bounded by ``max_tie_rows``) is collected.
 
     Returns
     -------
@@ -349,7 +386,7 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
     def build() -> tuple:
         # refused before any cell is collected when the estimate is clearly over the limit (HyperLogLog errs
         # by a few percent); the LIMIT of the cell queries is the exact check
-        if estimate > 1.1 * table.max_tie_rows:
+        if estimate > 1.1 * table.max_tie_rows and not (collapse and not paired):
             raise _too_large(table, "paired rows (distinct (group, outcome, scores) combinations)" if paired
                              else "tie table (distinct (group, score) pairs)", estimate)
         if paired:
@@ -357,7 +394,9 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
         keys_by = [*by, *((_K,) if spec.multi_score else ()), *((fold,) if fold else ())]
         parts = []
         for k, name in enumerate(spec.scores):
-            cells = _float_scores(_cells(table, spec, sql, name, group_cols), _S, directions[name])
+            collapse_direction = directions[name] if collapse else None
+            cells = _float_scores(_cells(table, spec, sql, name, group_cols, collapse_direction), _S,
+                                  directions[name])
             parts.append(cells.with_columns(pl.lit(k, dtype=pl.UInt32).alias(_K)) if spec.multi_score else cells)
         cells = pl.concat(parts, how="vertical_relaxed") if len(parts) > 1 else parts[0]
         if len(cells) > table.max_tie_rows:

@@ -439,3 +439,16 @@ def test_heterogeneity_of_clustered_and_weighted_results_uses_their_variances():
     assert boot.method == "bootstrap" and weighted.method == "logit"
     with pytest.raises(InputError, match="method='jackknife' leaves out single rows, which `cluster=`"):
         aucpr(df, "y", "a", by="g", cluster="patient").heterogeneity(method="jackknife")
+
+
+def test_roc_bands_of_clustered_curves_resample_clusters_and_pr_bands_are_refused():
+    from aucpr_stats import pr_curve, roc_curve
+
+    df = _two_scores()
+    clustered = roc_curve(df, "y", "a", by="g", cluster="patient")
+    assert clustered.to_frame()["tpr"].to_list() == roc_curve(df, "y", "a", by="g").to_frame()["tpr"].to_list()
+    wide = clustered.band(n_boot=200, seed=1).to_frame()
+    narrow = roc_curve(df, "y", "a", by="g").band(n_boot=200, seed=1).to_frame()
+    assert (wide["upper"] - wide["lower"]).mean() > (narrow["upper"] - narrow["lower"]).mean()
+    with pytest.raises(InputError, match="bands are not available for PR curves made with `cluster=`"):
+        pr_curve(df, "y", "a", cluster="patient").band()

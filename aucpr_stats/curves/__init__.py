@@ -30,27 +30,30 @@ __all__ = ["pr_curve", "roc_curve", "PrCurveResult", "RocCurveResult", "BandResu
 
 
 def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, missing, ties=DEFAULT_TIES,
-           negative=None, unused_levels="keep", weights=None, prevalence=None):
+           negative=None, unused_levels="keep", weights=None, prevalence=None, cluster=None):
     ties = ties_iv(ties)
     if prevalence is not None:
         prevalence = probability_iv(prevalence, "prevalence")
     ingested = read(function, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    negative=negative, unused_levels=unused_levels, weights=weights, stacklevel=3)
+                    negative=negative, unused_levels=unused_levels, weights=weights, cluster=cluster, stacklevel=3)
     # weighted counts (weights=) or negatives reweighted to the stated prevalence: the curve is read off them
     table = ingested.ties if prevalence is None else at_prevalence(ingested.ties, prevalence)
     design = {} if ingested.spec.weights is None else {"weights": ingested.spec.weights}
+    if cluster is not None:
+        design["cluster"] = ingested.clusters.column
     return cls(ties=table, keys=ingested.keys, by=ingested.key_columns, notes=ingested.notes,
                frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
                options={"positive": positive, "negative": ingested.spec.negative, "missing": missing, "ties": ties,
                         "unused_levels": unused_levels, **design,
-                        **({} if prevalence is None else {"prevalence": prevalence})})
+                        **({} if prevalence is None else {"prevalence": prevalence})},
+               clusters=ingested.clusters)
 
 
 def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
              by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
              missing: str = "error", ties: str = DEFAULT_TIES, negative: Any = None,
              unused_levels: str = "keep", weights: str | None = None,
-             prevalence: float | None = None) -> PrCurveResult:
+             prevalence: float | None = None, cluster: str | None = None) -> PrCurveResult:
     """Empirical precision-recall curve, per group.
 
     Same column interface as :func:`aucpr_stats.aucpr`: ``pr_curve(df, "y", "s", by="site")``
@@ -87,6 +90,10 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
         reweighted so that positives make up ``prevalence`` of the weight
         (recall unchanged, precision at the population's prevalence).
         Bands are not available for weighted or reweighted curves.
+    cluster : str, optional
+        A cluster id column (several rows per patient). The curve does not
+        change; PR bands are refused (their resampling assumes independent
+        rows), ROC bands and intervals resample whole clusters.
     ties : {"interpolate", "published"}
         How the curve crosses a tie block holding both classes, as in
         :func:`aucpr_stats.aucpr`: ``"interpolate"`` (default) along the
@@ -127,14 +134,14 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
     [0.6]
     """
     return _curve(PrCurveResult, "pr_curve", data_or_formula, data, outcome, score, by, positive, missing, ties,
-                  negative, unused_levels, weights, prevalence)
+                  negative, unused_levels, weights, prevalence, cluster)
 
 
 
 def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
               by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
               missing: str = "error", negative: Any = None, unused_levels: str = "keep",
-              weights: str | None = None) -> RocCurveResult:
+              weights: str | None = None, cluster: str | None = None) -> RocCurveResult:
     """Empirical ROC curve, per group; same arguments as :func:`pr_curve` (no ``prevalence``: ROC does not depend on it).
 
     Returns
@@ -152,4 +159,4 @@ def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score:
     [0.0, 0.333, 0.333, 0.667, 0.667, 1.0]
     """
     return _curve(RocCurveResult, "roc_curve", data_or_formula, data, outcome, score, by, positive, missing,
-                  negative=negative, unused_levels=unused_levels, weights=weights)
+                  negative=negative, unused_levels=unused_levels, weights=weights, cluster=cluster)

@@ -44,6 +44,8 @@ class _CurveResult(GroupedResult):
     outcome: str
     score: str
     options: dict = attrs.field(factory=dict)
+    #: With ``cluster=``: tie tables per (group, cluster) (:class:`aucpr_stats.ingest.FoldTables`), for ROC bands.
+    clusters: Any = attrs.field(default=None, kw_only=True)
 
     def values_at(self, grid: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray | None]:
         raise NotImplementedError  # pragma: no cover - defined by the subclasses
@@ -97,11 +99,14 @@ class _CurveResult(GroupedResult):
 
 
 def refuse_weighted_band(curve) -> None:
-    """Bands resample rows of each class: not defined here for weighted or reweighted curves."""
+    """Bands resample rows of each class: not defined here for weighted or reweighted curves (nor PR bands of clusters)."""
     design = [f"`{name}=`" for name in ("weights", "prevalence") if curve.options.get(name) is not None]
+    if curve.clusters is not None and curve.curve == "pr":
+        design.append("`cluster=`")
     if design:
-        raise InputError(f"bands are not available for curves made with {' and '.join(design)} (the band's "
-                         "resampling reads unweighted rows); make the curve without it for a band")
+        raise InputError(f"bands are not available for {'PR ' if 'cluster' in design[-1] else ''}curves made "
+                         f"with {' and '.join(design)} (the band's resampling reads unweighted, independent "
+                         "rows); make the curve without it for a band (ROC bands resample clusters)")
 
 
 @attrs.frozen(eq=False, repr=False)

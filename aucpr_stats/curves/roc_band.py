@@ -43,6 +43,7 @@ from .. import _frames
 from .._validate import level_iv, n_boot_iv, seed_iv
 from ..exceptions import InputError, InputTypeError
 from ..resample import Streams, replicate_chunks
+from ..resample.designs import ClusterUnits
 from ..results import GroupedResult, html_display
 from ..ties import TieTable
 from .points import grid_iv, roc_interpolated
@@ -79,11 +80,20 @@ def _reader(reading: str):
     return sensitivity_at_specificity if reading == "sensitivity" else specificity_at_sensitivity
 
 
-def _replicates(ties: TieTable, usable: np.ndarray, streams: Streams, n_boot: int, read, grid: np.ndarray):
-    """(usable groups, n_boot, m): the curve read on every stratified bootstrap replicate of every usable group."""
-    table = ties.take(usable).collapsed()  # the straight-line curve reads negatives by runs only: exact
+def _replicates(ties: TieTable, usable: np.ndarray, streams: Streams, n_boot: int, read, grid: np.ndarray,
+                clusters: Any = None):
+    """(usable groups, n_boot, m): the curve read on every bootstrap replicate of every usable group.
+
+    Stratified by class, or with ``clusters`` (:class:`~aucpr_stats.ingest.FoldTables`) whole clusters
+    resampled within each group (the cluster bootstrap of :mod:`aucpr_stats.resample.designs`).
+    """
     out = np.full((usable.size, n_boot, grid.size), np.nan)
-    for chunk in replicate_chunks(table, n_boot, streams):
+    if clusters is not None:
+        chunks = ClusterUnits(ties, clusters.ties, clusters.group).take(usable).replicate_chunks(n_boot, streams)
+    else:
+        table = ties.take(usable).collapsed()  # the straight-line curve reads negatives by runs only: exact
+        chunks = replicate_chunks(table, n_boot, streams)
+    for chunk in chunks:
         with np.errstate(all="ignore"):
             out[chunk.segment, chunk.replicate] = read(chunk.table, grid)
     return out
@@ -244,7 +254,7 @@ def _bootstrap(curve: Any, reading: str, grid: np.ndarray, n_boot: int, seed: An
     if usable.size == 0:
         return estimate, usable, np.empty((0, n_boot, grid.size))
     streams = Streams.for_keys(seed, curve.keys[usable.tolist()], curve.by, "band")
-    return estimate, usable, _replicates(ties, usable, streams, n_boot, read, grid)
+    return estimate, usable, _replicates(ties, usable, streams, n_boot, read, grid, curve.clusters)
 
 
 def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 99, seed: Any = None) -> RocBandResult:

@@ -245,16 +245,23 @@ class PositiveRowMap:
                    else np.take(pos_counts, self.pos_take[lo:hi], axis=1))
         tp = np.take(np.cumsum(ordered, axis=1), self.end[rows], axis=1)  # TP at the bottom of each row
         b = np.diff(tp, axis=1, prepend=0)  # the row's positives
-        negatives = np.zeros((reps, n_neg + 1), dtype=np.int64)  # 0, then running sums
         lo, hi = self.neg_offsets[s], self.neg_offsets[s + 1]
-        negatives[:, 1:] = (neg_counts[:, :n_neg] if self.neg_in_order[s]
-                            else np.take(neg_counts, self.neg_take[lo:hi], axis=1))
-        np.cumsum(negatives[:, 1:], axis=1, out=negatives[:, 1:])  # int64 to int64: numpy's fast loop
-        fp = np.take(negatives, self.upto[rows], axis=1)
+        ordered = (neg_counts[:, :n_neg] if self.neg_in_order[s]
+                   else np.take(neg_counts, self.neg_take[lo:hi], axis=1))
+        running = ordered.astype(np.int64)  # int64 to int64: numpy's fast running sum, in place
+        np.cumsum(running, axis=1, out=running)
+
+        def negatives(first: np.ndarray) -> np.ndarray:
+            """Negatives among the ``first`` negative cells in row order (0 for none)."""
+            if n_neg == 0:
+                return np.zeros((reps, first.size), dtype=np.int64)
+            return np.where(first > 0, np.take(running, np.maximum(first - 1, 0), axis=1), 0)
+
+        fp = negatives(self.upto[rows])
         admitted = tp + fp
         precision_sum = np.divide(b * tp, admitted, out=np.zeros(b.shape), where=b > 0)
         if tie_blocks == "interpolate" and self.mixed_rows[s]:  # rows holding both classes: the crossing
-            own = fp - np.take(negatives, self.before[rows], axis=1)
+            own = fp - negatives(self.before[rows])
             mixed = np.flatnonzero((b > 0) & (own > 0))
             if mixed.size:
                 bm, nm = b.ravel()[mixed], own.ravel()[mixed]

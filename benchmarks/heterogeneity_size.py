@@ -230,6 +230,8 @@ def main() -> None:
                         help="replace the rows of the arms run in the existing results, keep the others")
     parser.add_argument("--mixed", action="store_true", help="groups that differ in size or prevalence")
     parser.add_argument("--variance", action="store_true", help="variance estimates against the simulated variance")
+    parser.add_argument("--paired-sims", type=int, default=None,
+                        help="data sets per cell of the AUCPR interaction arm (default 200)")
     args = parser.parse_args()
     if args.mixed:
         warnings.simplefilter("ignore")
@@ -237,6 +239,8 @@ def main() -> None:
     if args.variance:
         return main_variance(args.quick)
     n_closed, n_boot_sims, n_paired_sims = (200, 40, 40) if args.quick else (2000, 400, 200)
+    if args.paired_sims is not None:
+        n_paired_sims = args.paired_sims
     arms = {"auroc_delong": n_closed, "aucpr_jackknife": n_closed, "aucpr_jackknife_welch": n_closed,
             "aucpr_logit": n_closed,
             "interaction_auroc_delong": n_closed, "aucpr_bootstrap": n_boot_sims,

@@ -66,7 +66,7 @@ from ..intervals.boundaries import BOUNDARY_NOTE
 from ..report.cells import format_p
 from ..report.text import text_table
 from ..results import html_display
-from .jackknife import pooled_test, result_jackknife, welch_test
+from .jackknife import pooled_test, result_jackknife, weighted_spread, welch_test
 
 __all__ = [
     "DEFAULT_SCALE",
@@ -132,18 +132,9 @@ def cochran_q(theta: np.ndarray, variance: np.ndarray, cell: np.ndarray, n_cells
     >>> round(float(out["statistic"][0]), 6), int(out["df"][0]), round(float(out["pooled"][0]), 6)
     (0.5, 1, 0.75)
     """
-    theta = np.asarray(theta, dtype=np.float64)
-    variance = np.asarray(variance, dtype=np.float64)
-    cell = np.asarray(cell, dtype=np.int64)
+    sums = weighted_spread(theta, variance, cell, n_cells)
+    k, pooled, q = sums["k"], sums["pooled"], sums["q"]
     with np.errstate(invalid="ignore", divide="ignore"):
-        ok = np.isfinite(theta) & np.isfinite(variance) & (variance > 0)
-        w = np.where(ok, 1.0 / np.where(ok, variance, 1.0), 0.0)
-        t = np.where(ok, theta, 0.0)
-        k = np.bincount(cell, weights=ok.astype(np.float64), minlength=n_cells)
-        sum_w = np.bincount(cell, weights=w, minlength=n_cells)
-        pooled = np.bincount(cell, weights=w * t, minlength=n_cells) / sum_w
-        # sum of w (theta - pooled)^2 around the cell's own mean: no cancellation of large sums
-        q = np.bincount(cell, weights=w * (t - pooled[cell]) ** 2, minlength=n_cells)
         df = k - 1.0
         valid = k >= 2
         q = np.where(valid, q, np.nan)

@@ -52,7 +52,8 @@ from ..exceptions import InputError
 from ..resample import Streams
 from ..ties import TieTable
 
-__all__ = ["CHUNK_ROWS", "DEFAULT_MAX_UNITS", "jackknife_variance", "pooled_test", "result_jackknife", "welch_test"]
+__all__ = ["CHUNK_ROWS", "DEFAULT_MAX_UNITS", "jackknife_variance", "pooled_test", "result_jackknife", "welch_test",
+           "weighted_spread"]
 
 #: Rows holding a class above which that class is removed in random groups rather than row by row.
 DEFAULT_MAX_UNITS = 200
@@ -203,6 +204,32 @@ def jackknife_variance(ties: TieTable, estimators: list, *, max_units: int = DEF
     return out
 
 
+def weighted_spread(theta: np.ndarray, variance: np.ndarray, cell: np.ndarray, n_cells: int,
+                    usable: np.ndarray | None = None) -> dict:
+    """Inverse-variance sums per cell: what Cochran's Q and Welch's test share.
+
+    Entries with a NaN estimate, a NaN or non-positive variance (or not
+    ``usable``) are left out. Returns ``ok`` and ``w`` (per entry), and per
+    cell ``k`` (entries used), ``sum_w``, ``pooled`` (the weighted mean) and
+    ``q`` (the weighted sum of squares around the cell's own mean, so large
+    sums do not cancel).
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    variance = np.asarray(variance, dtype=np.float64)
+    cell = np.asarray(cell, dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = np.isfinite(theta) & np.isfinite(variance) & (variance > 0)
+        if usable is not None:
+            ok &= usable
+        w = np.where(ok, 1.0 / np.where(ok, variance, 1.0), 0.0)
+        t = np.where(ok, theta, 0.0)
+        k = np.bincount(cell, weights=ok.astype(np.float64), minlength=n_cells)
+        sum_w = np.bincount(cell, weights=w, minlength=n_cells)
+        pooled = np.bincount(cell, weights=w * t, minlength=n_cells) / sum_w
+        q = np.bincount(cell, weights=w * (t - pooled[cell]) ** 2, minlength=n_cells)
+    return {"ok": ok, "w": w, "k": k, "sum_w": sum_w, "pooled": pooled, "q": q}
+
+
 def welch_test(theta: np.ndarray, variance: np.ndarray, nu: np.ndarray, cell: np.ndarray, n_cells: int) -> dict:
     r"""Welch's (1951) test of equal means for many independent sets of estimates at once.
 
@@ -238,18 +265,11 @@ def welch_test(theta: np.ndarray, variance: np.ndarray, nu: np.ndarray, cell: np
     >>> float(out["statistic"][0]), round(float(out["df2"][0]), 9)  # Q = 0.5; lambda = 0.05, df2 = 3 / 0.15
     (0.5, 20.0)
     """
-    theta = np.asarray(theta, dtype=np.float64)
-    variance = np.asarray(variance, dtype=np.float64)
     nu = np.asarray(nu, dtype=np.float64)
     cell = np.asarray(cell, dtype=np.int64)
+    sums = weighted_spread(theta, variance, cell, n_cells, usable=nu > 0)
+    ok, w, k, sum_w, pooled, q = (sums[key] for key in ("ok", "w", "k", "sum_w", "pooled", "q"))
     with np.errstate(invalid="ignore", divide="ignore"):
-        ok = np.isfinite(theta) & np.isfinite(variance) & (variance > 0) & (nu > 0)
-        w = np.where(ok, 1.0 / np.where(ok, variance, 1.0), 0.0)
-        t = np.where(ok, theta, 0.0)
-        k = np.bincount(cell, weights=ok.astype(np.float64), minlength=n_cells)
-        sum_w = np.bincount(cell, weights=w, minlength=n_cells)
-        pooled = np.bincount(cell, weights=w * t, minlength=n_cells) / sum_w
-        q = np.bincount(cell, weights=w * (t - pooled[cell]) ** 2, minlength=n_cells)
         share = w / sum_w[cell]
         lam = np.bincount(cell, weights=np.where(ok, (1.0 - share) ** 2 / np.where(ok, nu, 1.0), 0.0),
                           minlength=n_cells)
@@ -313,12 +333,9 @@ def pooled_test(theta: np.ndarray, variance: np.ndarray, nu: np.ndarray, n_pos: 
         df2 = np.bincount(cell, weights=np.where(ok, nu, 0.0), minlength=n_cells)
         ratio = np.bincount(cell, weights=np.where(ok, nu * n_pos * variance, 0.0), minlength=n_cells) / df2
         pooled_variance = np.where(ok, ratio[cell] / n_pos, np.nan)
-        w = np.where(ok, 1.0 / pooled_variance, 0.0)
-        t = np.where(ok, theta, 0.0)
-        k = np.bincount(cell, weights=ok.astype(np.float64), minlength=n_cells)
-        sum_w = np.bincount(cell, weights=w, minlength=n_cells)
-        pooled = np.bincount(cell, weights=w * t, minlength=n_cells) / sum_w
-        q = np.bincount(cell, weights=w * (t - pooled[cell]) ** 2, minlength=n_cells)
+    sums = weighted_spread(theta, pooled_variance, cell, n_cells, usable=ok)
+    k, pooled, q = sums["k"], sums["pooled"], sums["q"]
+    with np.errstate(invalid="ignore", divide="ignore"):
         valid = k >= 2
         df1 = k - 1.0
         statistic = q / df1

@@ -452,3 +452,52 @@ def test_roc_bands_of_clustered_curves_resample_clusters_and_pr_bands_are_refuse
     assert (wide["upper"] - wide["lower"]).mean() > (narrow["upper"] - narrow["lower"]).mean()
     with pytest.raises(InputError, match="bands are not available for PR curves made with `cluster=`"):
         pr_curve(df, "y", "a", cluster="patient").band()
+
+
+# ---------------------------------------------------------------- cut-offs
+def _wilson(p, n, level=0.95):
+    from scipy.stats import norm
+
+    z = norm.ppf(0.5 + level / 2)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def test_cutoff_intervals_of_clustered_rows_use_the_ratio_variance():
+    from aucpr_stats import cutoffs
+
+    df = _two_scores()
+    frame = cutoffs(df, "y", "a", threshold=[0.5], cluster="patient").to_polars()
+    # brute force: sensitivity as a ratio over patients, its linearisation variance, Wilson on n* = p(1-p)/var
+    per = (df.filter(pl.col("y")).group_by("patient")
+           .agg(x=(pl.col("a") >= 0.5).sum().cast(pl.Float64), m=pl.len().cast(pl.Float64)))
+    x, m = per["x"].to_numpy(), per["m"].to_numpy()
+    p = x.sum() / m.sum()
+    variance = len(m) / (len(m) - 1) * np.sum((x - p * m) ** 2) / m.sum() ** 2
+    lower, upper = _wilson(p, p * (1 - p) / variance)
+    assert frame["sensitivity"][0] == pytest.approx(p, rel=1e-12)
+    assert [frame["sensitivity_lower"][0], frame["sensitivity_upper"][0]] == pytest.approx([lower, upper], rel=1e-10)
+    # clusters of one row: the binomial variance times n/(n-1), i.e. Wilson on n - 1 cases
+    one = cutoffs(df, "y", "a", threshold=[0.5], cluster="row").to_polars()
+    n = int(df["y"].sum())
+    assert [one["sensitivity_lower"][0], one["sensitivity_upper"][0]] == pytest.approx(
+        list(_wilson(p, n - 1)), rel=1e-10)
+    # the counts do not change
+    plain = cutoffs(df, "y", "a", threshold=[0.5]).to_polars()
+    assert frame.select("tp", "fp", "tn", "fn").rows() == plain.select("tp", "fp", "tn", "fn").rows()
+
+
+def test_weighted_cutoffs_equal_replicated_rows_and_unit_weights_one_row_clusters():
+    from aucpr_stats import cutoffs
+
+    df = _two_scores().with_columns(k=(pl.col("row") % 3 + 1).cast(pl.Float64), one=pl.lit(1.0))
+    replicated = df.select(pl.all().repeat_by(pl.col("k").cast(pl.Int64)).explode())
+    weighted = cutoffs(df, "y", "a", weights="k").to_polars()  # the weighted Youden threshold
+    copies = cutoffs(replicated, "y", "a").to_polars()
+    for column in ("threshold", "tp", "fp", "sensitivity", "specificity", "ppv", "npv"):
+        assert weighted[column].to_list() == pytest.approx(copies[column].to_list(), rel=1e-12)
+    unit = cutoffs(df, "y", "a", threshold=[0.0, 1.0], weights="one").to_polars()
+    rows = cutoffs(df, "y", "a", threshold=[0.0, 1.0], cluster="row").to_polars()
+    for column in ("sensitivity_lower", "specificity_upper", "ppv_lower", "npv_upper"):
+        np.testing.assert_allclose(unit[column].to_numpy(), rows[column].to_numpy(), rtol=1e-10)

@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     parser.add_argument("--prevalence", type=float, default=None, metavar="P",
                         help="PPV and NPV at this prevalence (Bayes' theorem) instead of the observed one")
+    parser.add_argument("--weights", metavar="COLUMN",
+                        help="case weights: weighted counts, intervals on effective numbers of cases")
+    parser.add_argument("--cluster", metavar="COLUMN",
+                        help="cluster id (several rows per patient): intervals from the clusters' variance")
     add_output_arguments(parser, digits=3)
     return parser
 
@@ -71,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         result = cutoffs(frame, args.outcome, score, args.by, threshold=args.threshold or "youden",
                          level=args.level, method=args.method, prevalence=args.prevalence,
                          positive=positive_value(args.positive, frame, args.outcome), missing=args.missing,
-                         direction=args.direction)
+                         direction=args.direction, weights=args.weights, cluster=args.cluster)
         return render(result.to_polars(), result.summary(digits=args.digits), fmt, args.digits)
 
     return run(PROG, args, work)

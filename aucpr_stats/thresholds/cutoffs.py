@@ -20,6 +20,7 @@ from .proportions import (
     bayes_values,
     proportion_interval,
 )
+from .design import cutoff_units, effective_counts
 from .result import CUTOFF_COLUMNS, CutoffResult
 
 __all__ = ["CRITERIA", "DIRECTIONS", "cutoffs"]
@@ -124,6 +125,8 @@ def cutoffs(
     missing: str = "error",
     direction: str = "<",
     best_weights: tuple[float, float] = (1.0, 0.5),
+    weights: str | None = None,
+    cluster: str | None = None,
 ) -> CutoffResult:
     """Counts, sensitivity, specificity, PPV and NPV at thresholds, with intervals, per group.
 
@@ -170,6 +173,16 @@ def cutoffs(
         pROC's ``best.weights``: ``r = (1 - prevalence) / (cost * prevalence)``
         weighs specificity against sensitivity in the criteria; ``(1, 0.5)``
         gives ``r = 1``.
+    weights : str, optional
+        A column of case weights: counts become sums of weights (the
+        ``tp``... columns are then floats), the best thresholds maximise the
+        weighted criteria, and each interval is computed on its proportion's
+        effective number of cases from the rows' linearisation variance
+        (:mod:`aucpr_stats.thresholds.design`).
+    cluster : str, optional
+        A cluster id column (several rows per patient): the intervals use the
+        clusters' linearisation (ratio-estimator) variance, on the effective
+        number of cases; the counts do not change.
 
     Returns
     -------
@@ -223,27 +236,35 @@ def cutoffs(
         prevalence = _validate.probability_iv(prevalence, "prevalence")
     direction = {"higher": "<", "lower": ">"}.get(direction, direction) if isinstance(direction, str) else direction
     direction = _validate.choice_iv(direction, "direction", DIRECTIONS[:2])
-    weights = _weights_iv(best_weights)
+    best = _weights_iv(best_weights)
     clash = [b for b in _validate.names_iv(by if not isinstance(data_or_formula, str) else None, "by")
              if b in CUTOFF_COLUMNS or b == "n_missing"]
     if clash:
         raise InputError(f"`by` column {clash[0]!r} has the name of a column of the cut-off frame; rename it first")
     ingested = read("cutoffs", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    stacklevel=3)
+                    weights=weights, cluster=cluster, stacklevel=3)
     table = _oriented(ingested.ties, direction)
-    parts, missing_best = _requested(table, requests, weights, -1.0 if direction == ">" else 1.0)
-    body, groups = _assemble(parts, missing_best, table, ingested.notes, level, method, prevalence, direction)
+    sign = -1.0 if direction == ">" else 1.0
+    parts, missing_best = _requested(table, requests, best, sign)
+    units = cutoff_units(ingested.clusters, ingested.weighted_cells, sign)
+    body, groups = _assemble(parts, missing_best, table, ingested.notes, level, method, prevalence, direction,
+                             units)
     return CutoffResult(
         ties=ingested.ties, keys=ingested.keys, by=ingested.key_columns, groups=groups, body=body,
         frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
         options={"threshold": threshold, "level": level, "method": method, "prevalence": prevalence,
-                 "direction": direction, "best_weights": weights, "positive": positive, "missing": missing},
+                 "direction": direction, "best_weights": best, "positive": positive, "missing": missing,
+                 **{k: v for k, v in (("weights", ingested.spec.weights), ("cluster", cluster)) if v is not None}},
     )
 
 
 def _assemble(parts, missing_best, table: TieTable, group_notes: tuple, level: float, method: str,
-              prevalence: float | None, direction: str) -> tuple[pl.DataFrame, np.ndarray]:
-    """The rows of every request, group-major then in the order requested, with their numbers."""
+              prevalence: float | None, direction: str, units=None) -> tuple[pl.DataFrame, np.ndarray]:
+    """The rows of every request, group-major then in the order requested, with their numbers.
+
+    With ``units`` (weighted or clustered rows, :mod:`.design`) the intervals are computed on each
+    proportion's effective numbers of cases.
+    """
     group = np.concatenate([p.group for p, _, _ in parts] + [g for _, _, g in missing_best])
     request = np.concatenate([np.full(p.group.size, k) for p, k, _ in parts]
                              + [np.full(g.size, k) for k, _, g in missing_best])
@@ -262,26 +283,32 @@ def _assemble(parts, missing_best, table: TieTable, group_notes: tuple, level: f
     with np.errstate(invalid="ignore", divide="ignore"):
         se = tp / np.where(n_pos > 0, n_pos, np.nan)
         sp = tn / np.where(n_neg > 0, n_neg, np.nan)
-    se_lo, se_hi = proportion_interval(tp, n_pos, level, method)
-    sp_lo, sp_hi = proportion_interval(tn, n_neg, level, method)
+    # the counts each interval is computed on: the cases themselves, or their effective numbers (weights, clusters)
+    eff = ({"sensitivity": (tp, n_pos), "specificity": (tn, n_neg), "ppv": (tp, tp + fp), "npv": (tn, tn + fn)}
+           if units is None else effective_counts(units, group, threshold, table.n_segments))
+    se_lo, se_hi = proportion_interval(*eff["sensitivity"], level, method)
+    sp_lo, sp_hi = proportion_interval(*eff["specificity"], level, method)
     adjusted = np.zeros(group.size, dtype=bool)
     if prevalence is None:
         with np.errstate(invalid="ignore", divide="ignore"):
             ppv = tp / np.where(tp + fp > 0, tp + fp, np.nan)
             npv = tn / np.where(tn + fn > 0, tn + fn, np.nan)
-        ppv_lo, ppv_hi = proportion_interval(tp, tp + fp, level, method)
-        npv_lo, npv_hi = proportion_interval(tn, tn + fn, level, method)
+        ppv_lo, ppv_hi = proportion_interval(*eff["ppv"], level, method)
+        npv_lo, npv_hi = proportion_interval(*eff["npv"], level, method)
         prev = np.divide(n_pos, n_pos + n_neg, out=np.full(group.size, np.nan), where=n_pos + n_neg > 0)
     else:
         ppv, npv = bayes_values(se, sp, prevalence)
-        ppv_lo, ppv_hi, npv_lo, npv_hi, adjusted = bayes_interval(tp, fn, tn, fp, prevalence, level)
+        (k_se, n_se), (k_sp, n_sp) = eff["sensitivity"], eff["specificity"]
+        ppv_lo, ppv_hi, npv_lo, npv_hi, adjusted = bayes_interval(k_se, n_se - k_se, k_sp, n_sp - k_sp,
+                                                                  prevalence, level)
         prev = np.full(group.size, prevalence)
     notes = _row_notes(group, label, threshold, tp, n_pos, n_neg, adjusted, group_notes, table)
     if direction == ">":
         threshold = -threshold  # back to the caller's scores
 
-    def count(values):
-        return pl.Series(values, dtype=pl.Float64).fill_nan(None).cast(pl.Int64)
+    def count(values):  # whole numbers of rows, or sums of weights
+        series = pl.Series(values, dtype=pl.Float64).fill_nan(None)
+        return series if table.pos.dtype.kind == "f" else series.cast(pl.Int64)
 
     body = pl.DataFrame({
         "criterion": pl.Series(label.tolist(), dtype=pl.String),

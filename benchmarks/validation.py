@@ -603,6 +603,8 @@ DESIGN_STUDIES = (
     ("Several rows per patient: cluster-aware intervals", "cluster_coverage.py", "cluster_coverage.md"),
     ("Several rows per patient: size of paired tests", "cluster_compare_size.py",
      "cluster_compare_size_results.md"),
+    ("Cut-offs with clusters or sampling weights", "cutoff_design_coverage.py",
+     "cutoff_design_coverage_results.md"),
 )
 
 

@@ -26,7 +26,8 @@ from ..intervals.obuchowski import obuchowski_components, obuchowski_covariance
 from ..resample import Streams
 from ..resample.designs import ClusterUnits, WeightedRows, design_bootstrap_estimates
 from ..ties import TieTable
-from .statistics import difference_columns, warn_small_rows, with_edge_notes
+from .statistics import (difference_columns, paired_block, warn_small_rows, with_edge_notes,
+                         withhold_below_minimum)
 
 __all__ = ["compare_paired_clustered", "segment_variances", "cluster_design", "weighted_design", "with_row_ids"]
 
@@ -138,6 +139,7 @@ def compare_paired_clustered(ingested: Ingested, estimators: Sequence[Any], seed
             if method == "bootstrap":
                 columns = difference_columns(diff, method, level,
                                              replicates=(replicates[j, :, a], replicates[j, :, b]))
+                note = withhold_below_minimum(columns, note, common["metric"], method, n_pos[:, 0])
             else:
                 cov = obuchowski_covariance(per_score[a], per_score[b])
                 var_a, var_b = per_score[a].variance, per_score[b].variance
@@ -148,20 +150,7 @@ def compare_paired_clustered(ingested: Ingested, estimators: Sequence[Any], seed
                 for g in np.flatnonzero(usable & np.isnan(columns["se"])):
                     note[g] = "Obuchowski's variance needs >= 2 clusters holding each class"
             note = with_edge_notes(columns, note, common["metric"], method, n_pos[:, 0], flagged)
-            block = pl.DataFrame({
-                "score_a": [scores[a]] * n_groups,
-                "score_b": [scores[b]] * n_groups,
-                "estimator": [names[j]] * n_groups,
-                "estimate_a": estimates[j, :, a],
-                "estimate_b": estimates[j, :, b],
-                **columns,
-                "n_pos": n_pos[:, 0],
-                "n_neg": n_neg[:, 0],
-                "n_missing": group_keys["n_missing"].to_numpy().astype(np.int64),
-                "note": pl.Series(note, dtype=pl.String),
-            })
-            if spec.by:
-                block = pl.concat([group_keys.select(spec.by), block], how="horizontal")
-            blocks.append(block.with_columns(pl.Series("__group", np.arange(n_groups))))
+            blocks.append(paired_block(group_keys, spec.by, scores[a], scores[b], names[j], estimates[j, :, a],
+                                       estimates[j, :, b], columns, n_pos[:, 0], n_neg[:, 0], note))
     warn_small_rows(flagged)
     return pl.concat(blocks).sort("__group", maintain_order=True).drop("__group")

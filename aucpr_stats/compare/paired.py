@@ -36,7 +36,7 @@ from ..resample import Streams, check_allocation
 from ..resample.counts import replicate_producers
 from ..resample.threads import drain
 from ..ties import TieTable
-from .statistics import difference_columns, warn_small_rows, with_edge_notes, withhold_below_minimum
+from .statistics import difference_columns, paired_block, warn_small_rows, with_edge_notes, withhold_below_minimum
 
 __all__ = ["delong_paired", "joint_cells", "paired_bootstrap", "compare_paired"]
 
@@ -421,7 +421,6 @@ def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, com
     paired, spec = ingested.paired, ingested.spec
     tables = paired.tables
     keys, notes = ingested.keys, list(ingested.notes)
-    n_groups = keys.height
     n_pos, n_neg = tables[0].n_pos, tables[0].n_neg
     usable = tables[0].has_both_classes()
     level, names, method = common["level"], common["estimators"], common["method"]
@@ -449,20 +448,7 @@ def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, com
                 columns = difference_columns(diff, method, level, replicates=(replicates[a, j], replicates[b, j]))
                 note = withhold_below_minimum(columns, note, common["metric"], method, n_pos)
             note = with_edge_notes(columns, note, common["metric"], method, n_pos, flagged)
-            block = pl.DataFrame({
-                "score_a": [spec.scores[a]] * n_groups,
-                "score_b": [spec.scores[b]] * n_groups,
-                "estimator": [names[j]] * n_groups,
-                "estimate_a": estimates[a, j],
-                "estimate_b": estimates[b, j],
-                **columns,
-                "n_pos": n_pos,
-                "n_neg": n_neg,
-                "n_missing": keys["n_missing"].to_numpy().astype(np.int64),
-                "note": pl.Series(note, dtype=pl.String),
-            })
-            if spec.by:
-                block = pl.concat([keys.select(spec.by), block], how="horizontal")
-            blocks.append(block.with_columns(pl.Series("__group", np.arange(n_groups))))
+            blocks.append(paired_block(keys, spec.by, spec.scores[a], spec.scores[b], names[j], estimates[a, j],
+                                       estimates[b, j], columns, n_pos, n_neg, note))
     warn_small_rows(flagged)
     return pl.concat(blocks).sort("__group", maintain_order=True).drop("__group")

@@ -16,7 +16,7 @@ from ..intervals.boundaries import TRUNCATED_NOTE, join_notes, truncate
 from ..intervals.small_sample import (WITHHELD_BELOW_MINIMUM, small_sample_mask, small_sample_note,
                                       warn_small_sample, withheld_note)
 
-__all__ = ["ADJUST_METHODS", "adjust_p_values", "bootstrap_p_value", "p_value_floor", "normal_test",
+__all__ = ["ADJUST_METHODS", "paired_block", "adjust_p_values", "bootstrap_p_value", "p_value_floor", "normal_test",
            "bootstrap_summary", "difference_columns",
            "with_edge_notes", "warn_small_rows"]
 
@@ -220,3 +220,31 @@ def adjust_p_values(table, family: list, method: str) -> np.ndarray:
         adjusted = (m / rank * pl.col("__p")).clip(upper_bound=1.0).cum_min(reverse=True).over(family)
     frame = frame.with_columns(adjusted.alias("__adjusted")).sort("__row")
     return frame["__adjusted"].fill_null(np.nan).to_numpy().astype(np.float64)
+
+
+def paired_block(keys, by: tuple, score_a: str, score_b: str, estimator: str, estimate_a: np.ndarray,
+                 estimate_b: np.ndarray, columns: dict, n_pos: np.ndarray, n_neg: np.ndarray, note: list):
+    """The rows of one pair of scores and one estimator of a paired comparison table, one per group.
+
+    ``keys`` holds one row per group (the ``by`` columns and ``n_missing``);
+    a ``__group`` column keeps the group order for the final sort.
+    """
+    import polars as pl
+
+    n_groups = keys.height
+    block = pl.DataFrame({
+        "score_a": [score_a] * n_groups,
+        "score_b": [score_b] * n_groups,
+        "estimator": [estimator] * n_groups,
+        "estimate_a": estimate_a,
+        "estimate_b": estimate_b,
+        **columns,
+        "n_pos": n_pos,
+        "n_neg": n_neg,
+        "n_missing": keys["n_missing"].to_numpy().astype(np.int64),
+        "note": pl.Series(note, dtype=pl.String),
+    })
+    if by:
+        block = pl.concat([keys.select(list(by)), block], how="horizontal")
+    return block.with_columns(pl.Series("__group", np.arange(n_groups)))
+

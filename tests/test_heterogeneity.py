@@ -261,7 +261,7 @@ def test_paired_auroc_interaction_matches_brute_force_delong():
 
 def test_interaction_one_row_per_pair_and_bootstrap():
     df = _data(n=900)
-    test = compare(df, "y", ["s1", "s2"], by="g", metric="aucpr", n_boot=100, seed=2).interaction()
+    test = compare(df, "y", ["s1", "s2"], by="g", metric="aucpr", n_boot=100, seed=2).interaction("bootstrap")
     table = test.to_polars()
     assert table.height == 1 and test.method == "bootstrap"
     cmp = compare(df, "y", ["s1", "s2"], by="g", metric="aucpr", n_boot=100, seed=2).to_polars()

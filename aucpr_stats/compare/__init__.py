@@ -27,8 +27,9 @@ from ..ingest import read
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
 from .clustered import compare_paired_clustered, with_row_ids
-from .paired import compare_paired, delong_paired
-from .heterogeneity import HeterogeneityResult, heterogeneity, interaction
+from .paired import compare_paired, delong_paired, score_pairs
+from .heterogeneity import HeterogeneityResult, heterogeneity
+from .interaction import PairedRows, interaction
 from .result import ComparisonResult
 from .statistics import ADJUST_METHODS, adjust_p_values, bootstrap_p_value
 from .unpaired import compare_unpaired
@@ -296,6 +297,9 @@ def compare(
         table = table.insert_column(table.columns.index("p_value") + 1, adjusted)
     design = {k: v for k, v in (("cluster", None if rows_as_clusters else cluster), ("prevalence", prevalence),
                                 ("weights", weights)) if v is not None}
+    # a paired comparison of independent rows keeps them, for the jackknife of `.interaction()`
+    paired_rows = None if ingested.paired is None or weights is not None else PairedRows(
+        ingested.paired, estimators, ingested.keys, spec.by, score_pairs(spec.scores, reference))
     return ComparisonResult(table=table, frame_kind=ingested.kind, paired=between is None, by=spec.by,
                             between=between, outcome=spec.outcome, scores=spec.scores, adjust=adjust,
-                            design=design, **common)
+                            design=design, paired_rows=paired_rows, **common)

@@ -25,10 +25,9 @@ between groups beyond chance.
   (``method="bootstrap"``), both on the logit scale; those variances are
   the SEs of ``result.conf_int`` (:mod:`aucpr_stats.intervals`), asked for
   through its driver. ``docs/heterogeneity.md`` has the sizes.
-* :func:`interaction` (``comparison.interaction()``): the difference between
-  two scores (or two levels) across the groups of a :func:`compare` result,
-  with the variances of the differences in its table (DeLong's covariance
-  for a paired AUROC comparison, the bootstrap's otherwise).
+* :func:`~aucpr_stats.compare.interaction.interaction`
+  (``comparison.interaction()``): the difference between two scores (or two
+  levels) across the groups of a :func:`compare` result.
 
 Both assume independent groups (different rows: a patient in one group
 only) and a normal estimate on the scale of the test. Groups without a
@@ -76,7 +75,6 @@ __all__ = [
     "cochran_q",
     "heterogeneity",
     "heterogeneity_rows",
-    "interaction",
 ]
 
 #: Variance sources of ``result.heterogeneity(method=...)`` per metric (the first is the default): the
@@ -99,7 +97,7 @@ _BOUNDARY = "(?:^|; )" + re.escape(BOUNDARY_NOTE.split("{reason}")[0]) + "(.*?)"
     BOUNDARY_NOTE.split("{reason}")[1].split("{method}")[0])
 
 
-def _none(values: np.ndarray) -> np.ndarray:
+def none_mask(values: np.ndarray) -> np.ndarray:
     """Elementwise ``is None`` of an object array, as booleans."""
     return np.asarray(np.equal(values, None), dtype=bool)
 
@@ -263,7 +261,7 @@ class HeterogeneityResult:
 
 
 # =================================================================== shared assembly
-def _across_iv(across: Any, by: tuple) -> tuple[list, list]:
+def across_iv(across: Any, by: tuple) -> tuple[list, list]:
     """(columns compared, columns that split the tests): ``across`` defaults to every grouping column."""
     candidates = [c for c in by if c != "score"]
     if not candidates:
@@ -285,7 +283,7 @@ def _cells(frame: pl.DataFrame, split: list) -> tuple[np.ndarray, pl.DataFrame]:
     return joined["__cell"].to_numpy().astype(np.int64), distinct
 
 
-def _assemble(result_kind: dict, rows: pl.DataFrame, split: list, theta, variance, reason, n_pos,
+def assemble_test(result_kind: dict, rows: pl.DataFrame, split: list, theta, variance, reason, n_pos,
               back, nu=None, pooled=False) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The tests and the groups frame from one row per (group, test) with value, variance and reason.
 
@@ -294,7 +292,7 @@ def _assemble(result_kind: dict, rows: pl.DataFrame, split: list, theta, varianc
     """
     cell, distinct = _cells(rows, split)
     n_cells = distinct.height
-    used = _none(reason)
+    used = none_mask(reason)
     if nu is None:
         out = cochran_q(np.where(used, theta, np.nan), np.where(used, variance, np.nan), cell, n_cells)
         out["df2"] = np.full(n_cells, np.nan)
@@ -407,7 +405,7 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
         raise InputError(f"method='jackknife' leaves out single rows, which `{design}=` does not allow; use "
                          "method='bootstrap' (or 'logit' with weights)")
     scale = DEFAULT_SCALE[(metric, method)] if scale is None else choice_iv(scale, "scale", _SCALES)
-    across, split = _across_iv(across, tuple(result.by))
+    across, split = across_iv(across, tuple(result.by))
     n_groups, n_est = result.estimates.shape
     group = np.repeat(np.arange(n_groups), n_est)
     nu = logit_variance = None
@@ -443,22 +441,22 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
             reason[estimate >= 1] = "an estimate of 1: no variance on the logit scale"
         else:
             theta, variance = estimate, se ** 2
-    reason[~np.isfinite(variance) & _none(reason)] = "no variance"
+    reason[~np.isfinite(variance) & none_mask(reason)] = "no variance"
     # where the interval driver fell back on a score interval (perfect separation, an estimate of 0
     # or 1, ...), the method's standard error is not a usable variance either
-    fell_back = ~_none(boundary) & _none(reason)
+    fell_back = ~none_mask(boundary) & none_mask(reason)
     reason[fell_back] = [f"{why}: the interval fell back on a score interval, no usable variance"
                          for why in boundary[fell_back]]
     reason[n_pos < 2] = "fewer than 2 positives"
     own = np.asarray(result.notes, dtype=object)[group]
-    reason[~_none(own)] = own[~_none(own)]  # the group's own note (no positives ...)
-    reason[np.isnan(estimate) & _none(reason)] = "no estimate"
+    reason[~none_mask(own)] = own[~none_mask(own)]  # the group's own note (no positives ...)
+    reason[np.isnan(estimate) & none_mask(reason)] = "no estimate"
     keys = result.key_frame(group)
     rows = keys.with_columns(pl.Series("estimator", np.asarray(result.estimators, dtype=object)[
         np.tile(np.arange(n_est), n_groups)].tolist(), dtype=pl.String), pl.Series("value", estimate))
     info = {"kind": "heterogeneity", "method": method, "scale": scale,
             "labels": describe_keys(result.keys, across, group.tolist())}
-    table, groups = _assemble(info, rows, [*split, "estimator"], theta, variance, reason, n_pos,
+    table, groups = assemble_test(info, rows, [*split, "estimator"], theta, variance, reason, n_pos,
                               expit if scale == "logit" else (lambda x: x), nu=nu, pooled=pooled)
     what = "" if not isinstance(result.score, str) else f"of {result.score}"
     return HeterogeneityResult(table=table, groups=groups, kind="heterogeneity", metric=metric, method=method,
@@ -474,39 +472,7 @@ def heterogeneity_rows(result: Any, method: str | None = None, **options: Any) -
     :attr:`HeterogeneityResult.table`.
     """
     if hasattr(result, "paired"):  # a ComparisonResult
-        return interaction(result, **options).table
+        from .interaction import interaction  # it builds on this module
+
+        return interaction(result, method, **options).table
     return heterogeneity(result, method, **options).table
-
-
-# =================================================================== interaction
-def interaction(comparison: Any, *, across: Any = None) -> HeterogeneityResult:
-    """Test that the difference between two scores (or levels) is the same in every group of a comparison.
-
-    Cochran's Q on the per-group differences of ``comparison`` (a
-    :class:`~aucpr_stats.compare.ComparisonResult` with ``by=``), with the
-    variances of its ``se`` column: DeLong's variance of a paired difference
-    (with the covariance of the two AUCs), or the bootstrap variance of the
-    difference. The groups are independent; the scale is natural. One test
-    per pair compared and estimator (and per level of any ``by`` column not
-    in ``across``).
-    """
-    table = comparison.table
-    across, split = _across_iv(across, tuple(comparison.by))
-    pair = ["score_a", "score_b"] if comparison.paired else [
-        *(["score"] if "score" in table.columns else []), f"{comparison.between}_a", f"{comparison.between}_b"]
-    diff = table["difference"].to_numpy().astype(np.float64)
-    se = table["se"].to_numpy().astype(np.float64)
-    n_pos = (table["n_pos"].to_numpy() if comparison.paired else
-             np.minimum(table["n_pos_a"].to_numpy(), table["n_pos_b"].to_numpy()))
-    reason = np.full(diff.size, None, dtype=object)
-    own = np.asarray(table["note"].to_list(), dtype=object)
-    reason[se == 0] = "a standard error of 0"
-    missing = ~np.isfinite(se) | ~np.isfinite(diff)
-    reason[missing] = np.where(_none(own[missing]), "no variance of the difference", own[missing])
-    rows = table.select(*split, *[c for c in across], *pair, "estimator", pl.col("difference").alias("value"))
-    labels = [", ".join(f"{c}={v!r}" for c, v in zip(across, r)) for r in table.select(across).iter_rows()]
-    info = {"kind": "interaction", "method": comparison.method, "scale": "natural", "labels": labels}
-    out, groups = _assemble(info, rows, [*split, *pair, "estimator"], diff, se ** 2, reason, n_pos, lambda x: x)
-    return HeterogeneityResult(table=out, groups=groups, kind="interaction", metric=comparison.metric,
-                               method=comparison.method, scale="natural", across=tuple(across),
-                               frame_kind=comparison.frame_kind, what="difference")

@@ -52,7 +52,7 @@ from ..exceptions import InputError
 from ..resample import Streams
 from ..ties import TieTable
 
-__all__ = ["CHUNK_ROWS", "DEFAULT_MAX_UNITS", "jackknife_variance", "pooled_test", "result_jackknife", "welch_test",
+__all__ = ["CHUNK_ROWS", "DEFAULT_MAX_UNITS", "jackknife_options", "jackknife_variance", "paired_jackknife", "pooled_test", "result_jackknife", "welch_test",
            "weighted_spread"]
 
 #: Rows holding a class above which that class is removed in random groups rather than row by row.
@@ -127,7 +127,9 @@ def _leave_out_estimates(ties: TieTable, estimators: list, unit_group, unit_clas
         # row index into the full table of every row of every unit's table
         first = ties.offsets[unit_group[units]]
         rows = np.repeat(first - table_offsets[:-1], sizes) + np.arange(table_offsets[-1])
-        counts = [ties.pos[rows].copy(), ties.neg[rows].copy()]
+        as_float = dec_amount.dtype.kind == "f"  # fractional removals (the infinitesimal jackknife)
+        counts = [ties.pos[rows].astype(np.float64 if as_float else ties.pos.dtype),
+                  ties.neg[rows].astype(np.float64 if as_float else ties.neg.dtype)]
         lo, hi = np.searchsorted(dec_unit, [start, stop])
         u = dec_unit[lo:hi] - start
         at = table_offsets[u] + dec_row[lo:hi] - first[u]
@@ -185,23 +187,88 @@ def jackknife_variance(ties: TieTable, estimators: list, *, max_units: int = DEF
     n_seg = ties.n_segments
     unit_group, unit_class, weight, dec_unit, dec_row, dec_amount = _units(ties, max_units, streams)
     theta = _leave_out_estimates(ties, estimators, unit_group, unit_class, dec_unit, dec_row, dec_amount)
+    bad = (ties.n_pos < 2) | (ties.n_neg < 1)
+    with np.errstate(all="ignore"):
+        logit_theta = np.log(theta) - np.log1p(-theta)
+    out = {scale: _class_spread(values, unit_group, unit_class, weight, n_seg, bad)
+           for scale, values in (("natural", theta), ("logit", logit_theta))}
+    out["units"] = _positive_units(unit_group, unit_class, weight, n_seg)
+    return out
+
+
+def _class_spread(values: np.ndarray, unit_group: np.ndarray, unit_class: np.ndarray, weight: np.ndarray,
+                  n_seg: int, bad: np.ndarray) -> np.ndarray:
+    r"""The two-sample jackknife variance from leave-out values: shape (n_segments, n_estimators).
+
+    Per segment, :math:`\sum_c (G_c - 1)/G_c \sum_{u \in c} w_u (\hat\theta_{(u)} - \bar\theta_{(c)})^2`
+    with :math:`G_c` the class's total unit weight (its observations, or its
+    random groups); NaN where a value is not finite or the segment is ``bad``.
+    """
     cell = unit_group * 2 + unit_class
     n_cells = 2 * n_seg
     total = np.bincount(cell, weights=weight, minlength=n_cells)  # n_c, or G for grouped classes
-    bad = (ties.n_pos < 2) | (ties.n_neg < 1)
-    out = {}
+    variance = np.zeros((n_seg, values.shape[1]))
     with np.errstate(all="ignore"):
-        for scale, values in (("natural", theta), ("logit", np.log(theta) - np.log1p(-theta))):
-            variance = np.zeros((n_seg, len(estimators)))
-            for j in range(len(estimators)):
-                mean = np.bincount(cell, weights=weight * values[:, j], minlength=n_cells) / total
-                ss = np.bincount(cell, weights=weight * (values[:, j] - mean[cell]) ** 2, minlength=n_cells)
-                part = np.where(total > 1, (total - 1) / total * ss, 0.0)  # one unit: no spread
-                variance[:, j] = part.reshape(n_seg, 2).sum(axis=1)
-            variance[~np.isfinite(variance) | bad[:, None]] = np.nan
-            out[scale] = variance
-    out["units"] = total.reshape(n_seg, 2)[:, 0].astype(np.int64)
-    return out
+        for j in range(values.shape[1]):
+            mean = np.bincount(cell, weights=weight * values[:, j], minlength=n_cells) / total
+            ss = np.bincount(cell, weights=weight * (values[:, j] - mean[cell]) ** 2, minlength=n_cells)
+            part = np.where(total > 1, (total - 1) / total * ss, 0.0)  # one unit: no spread
+            variance[:, j] = part.reshape(n_seg, 2).sum(axis=1)
+    variance[~np.isfinite(variance) | bad[:, None]] = np.nan
+    return variance
+
+
+def _positive_units(unit_group: np.ndarray, unit_class: np.ndarray, weight: np.ndarray, n_seg: int) -> np.ndarray:
+    """The deletion units of the positives per segment (observations, or random groups)."""
+    total = np.bincount(unit_group[unit_class == 0], weights=weight[unit_class == 0], minlength=n_seg)
+    return total.astype(np.int64)
+
+
+def paired_jackknife(paired: Any, estimators: list, pairs: list[tuple[int, int]], *,
+                     max_units: int = DEFAULT_MAX_UNITS, streams: Any = None) -> dict:
+    r"""Jackknife variance of the difference of two scores' estimates on the same rows, per group.
+
+    The two-sample jackknife of :func:`jackknife_variance` applied to
+    :math:`\hat\theta_a - \hat\theta_b`: a deleted observation (a row of
+    the data) leaves both scores' tables at once, so the covariance of the
+    two estimates is in the spread. Rows that fall in the same tie row of
+    every score give the same leave-one-out difference, so a unit is a
+    distinct (group, class, tie row of each score) cell
+    (:func:`~aucpr_stats.compare.paired.joint_cells`) weighted by its rows;
+    a class with more than ``max_units`` cells is removed in random groups of
+    rows (the delete-a-group jackknife), the same rows for both scores.
+
+    Parameters
+    ----------
+    paired : aucpr_stats.ingest.PairedScores
+    estimators : list of Estimator
+    pairs : list of (int, int)
+        Indices of the scores compared (a, b).
+    max_units : int
+    streams : aucpr_stats.resample.Streams, optional
+        One stream per group, for the random groups.
+
+    Returns
+    -------
+    dict
+        ``variance``: ndarray, shape (n_pairs, n_groups, n_estimators), the
+        jackknife variance of the difference (NaN for a group with fewer than
+        two positives or no negative); ``units``: ndarray of int64, shape
+        (n_groups,), the positives' deletion units.
+    """
+    from .paired import joint_cells  # paired.py imports this module's neighbours
+
+    tables = paired.tables
+    n_seg = tables[0].n_segments
+    cells, cell_rows = joint_cells(paired.group, paired.positive, list(paired.rows), n_seg)
+    unit_group, unit_class, weight, dec_unit, dec_cell, dec_amount = _units(cells, max_units, streams)
+    needed = sorted({i for pair in pairs for i in pair})
+    theta = {i: _leave_out_estimates(tables[i], estimators, unit_group, unit_class, dec_unit,
+                                     cell_rows[i][dec_cell], dec_amount) for i in needed}
+    bad = (tables[0].n_pos < 2) | (tables[0].n_neg < 1)
+    variance = np.stack([_class_spread(theta[a] - theta[b], unit_group, unit_class, weight, n_seg, bad)
+                         for a, b in pairs]) if pairs else np.zeros((0, n_seg, len(estimators)))
+    return {"variance": variance, "units": _positive_units(unit_group, unit_class, weight, n_seg)}
 
 
 def weighted_spread(theta: np.ndarray, variance: np.ndarray, cell: np.ndarray, n_cells: int,
@@ -346,6 +413,17 @@ def pooled_test(theta: np.ndarray, variance: np.ndarray, nu: np.ndarray, n_pos: 
             "pooled": np.where(k >= 1, pooled, nan), "k": k.astype(np.int64), "variance": pooled_variance}
 
 
+def jackknife_options(options: dict) -> tuple[bool, Any, int]:
+    """``pooled`` (default True), ``seed`` (default 0) and ``max_units`` of a jackknife test, checked."""
+    unknown = sorted(set(options) - {"seed", "max_units", "pooled"})
+    if unknown:
+        raise InputError(f"method='jackknife' takes the options 'pooled', 'seed' and 'max_units'; got {unknown}")
+    pooled = flag_iv(options.get("pooled", True), "pooled")
+    seed = seed_iv(options.get("seed", 0))
+    max_units = integer_iv(options.get("max_units", DEFAULT_MAX_UNITS), "max_units", 2)
+    return pooled, seed, max_units
+
+
 def result_jackknife(result: Any, options: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """The jackknife of a grouped result for :func:`~aucpr_stats.compare.heterogeneity.heterogeneity`.
 
@@ -360,12 +438,7 @@ def result_jackknife(result: Any, options: dict) -> tuple[np.ndarray, np.ndarray
         The positives' deletion units.
     pooled : bool
     """
-    unknown = sorted(set(options) - {"seed", "max_units", "pooled"})
-    if unknown:
-        raise InputError(f"method='jackknife' takes the options 'pooled', 'seed' and 'max_units'; got {unknown}")
-    pooled = flag_iv(options.get("pooled", True), "pooled")
-    seed = seed_iv(options.get("seed", 0))
-    max_units = integer_iv(options.get("max_units", DEFAULT_MAX_UNITS), "max_units", 2)
+    pooled, seed, max_units = jackknife_options(options)
     ties = result.ties
     usable = np.flatnonzero(ties.has_both_classes())
     n_groups, n_est = result.estimates.shape

@@ -38,7 +38,7 @@ from ..resample.threads import drain
 from ..ties import TieTable
 from .statistics import difference_columns, paired_block, warn_small_rows, with_edge_notes, withhold_below_minimum
 
-__all__ = ["delong_paired", "joint_cells", "paired_bootstrap", "compare_paired"]
+__all__ = ["delong_paired", "joint_cells", "paired_bootstrap", "compare_paired", "score_pairs"]
 
 
 # =================================================================== kernels
@@ -408,7 +408,8 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
     return out
 
 
-def _pairs(labels: Sequence[Any], reference: Any) -> list[tuple[int, int]]:
+def score_pairs(labels: Sequence[Any], reference: Any) -> list[tuple[int, int]]:
+    """The (a, b) indices compared: every pair, or each label against ``reference``, in table order."""
     if reference is None:
         return [(i, j) for i in range(len(labels)) for j in range(i + 1, len(labels))]
     r = list(labels).index(reference)
@@ -429,7 +430,7 @@ def compare_paired(ingested: Ingested, estimators: Sequence[Any], seed: Any, com
         streams = Streams.for_keys(seed, keys, spec.by, "compare")
         replicates = paired_bootstrap(paired, estimators, common["n_boot"], streams, progress)
     blocks, flagged = [], {}
-    for a, b in _pairs(spec.scores, common["reference"]):
+    for a, b in score_pairs(spec.scores, common["reference"]):
         if method == "delong":
             _, _, var_a, var_b, cov = delong_paired(tables[a], paired.rows[a], tables[b], paired.rows[b],
                                                     paired.group, paired.positive)

@@ -51,6 +51,9 @@ class ComparisonResult:
     design : dict
         ``cluster`` (the cluster column) and ``prevalence`` (a stated
         prevalence) when the comparison was made with them.
+    paired_rows : aucpr_stats.compare.interaction.PairedRows or None
+        For a paired comparison on independent rows: the scores' tables and
+        row maps, kept for the jackknife of :meth:`interaction`.
     """
 
     table: pl.DataFrame = attrs.field(eq=False)
@@ -68,6 +71,7 @@ class ComparisonResult:
     n_boot: int | None = None
     adjust: str | None = None
     design: dict = attrs.field(factory=dict)
+    paired_rows: Any = attrs.field(default=None, repr=False)
 
     def to_polars(self) -> pl.DataFrame:
         """The comparison table as a polars DataFrame, whatever the caller's frame type."""
@@ -134,22 +138,24 @@ class ComparisonResult:
 
     __str__ = summary
 
-    def interaction(self, *, across: Any = None):
+    def interaction(self, method: str | None = None, *, across: Any = None, **options: Any):
         """Test of interaction: is the difference the same in every group? One row per pair and estimator.
 
-        Cochran's Q on the per-group differences with their variances (the
-        squared ``se`` of this table: DeLong's covariance for a paired AUROC
-        comparison, the bootstrap variance of the difference otherwise),
-        referred to a chi-square with ``k - 1`` degrees of freedom; see
-        :func:`aucpr_stats.compare.heterogeneity.interaction`.
+        Cochran's Q on the per-group differences. For a paired AUCPR
+        comparison on independent rows the variances are, by default, the
+        paired jackknife's, pooled per positive (F reference); otherwise the
+        squared ``se`` of this table (DeLong's covariance for a paired AUROC
+        comparison, the bootstrap's otherwise), chi-square reference. See
+        :func:`aucpr_stats.compare.interaction.interaction` for ``method``
+        and the options.
 
         Returns
         -------
         HeterogeneityResult
         """
-        from .heterogeneity import interaction
+        from .interaction import interaction
 
-        return interaction(self, across=across)
+        return interaction(self, method, across=across, **options)
 
     def __repr__(self) -> str:
         name = type(self).__name__

@@ -23,7 +23,11 @@ standard error sqrt(p (1 - p) / n). Arms:
   the two AUROCs differ, by the same amount in every group), DeLong's paired
   variance of the difference;
 * ``interaction_aucpr_bootstrap``: the same with AUCPR and the paired
-  bootstrap (200 replicates), on 200 data sets per cell.
+  bootstrap's variances (200 replicates, chi-square), on 200 data sets per cell;
+* ``interaction_aucpr_jackknife``: the same with the default since issue 16:
+  the paired jackknife of the difference, pooled per positive, F reference
+  (the comparison's own bootstrap is not used: it runs with two replicates),
+  on 1,000 data sets per cell at 50 positives and 500 at 200.
 
 All data sets of a cell go through one call (``by=["sim", "group"]`` and
 ``across="group"``: one test per simulated data set); the closed-form arms
@@ -42,10 +46,11 @@ prevalence 0.2). The AUCPR arms only (1,000 data sets each).
 
 ``--variance`` checks the variances against the simulated variance of the
 estimate (3,000 single groups per cell of 50 positives, prevalence 0.1 and
-0.3; ``heterogeneity_size_variance_results.json`` and ``.md``, about 2
+0.3; ``heterogeneity_size_variance_results.json`` and ``.md``, about 8
 minutes): the addendum's per-positive standard error (average precision) and
 the jackknife (average precision and the default estimator), as the ratio of
-their mean to the simulated variance, natural and logit scale.
+their mean to the simulated variance, natural and logit scale; and the paired
+jackknife of the difference of the interaction arms' two scores.
 
 Run: ``python benchmarks/heterogeneity_size.py [--quick]``; ``--n-boot 1000 --n-pos 50
 --arms aucpr_bootstrap,interaction_aucpr_bootstrap --suffix _nboot1000`` repeats the
@@ -178,13 +183,34 @@ def main_variance(quick: bool) -> None:
                              "variance": source, "ratio_natural": float(natural.mean() / theta.var(ddof=1)),
                              "ratio_logit": float(np.nanmean(on_logit) / logit_theta.var(ddof=1))})
                 print(rows[-1], flush=True)
+    rows += difference_variance(n_sims, n_pos)
     suffix = "_quick" if quick else ""
     (HERE / f"heterogeneity_size_variance_results{suffix}.json").write_text(json.dumps({"rows": rows}, indent=1))
     lines = ["| estimator | prevalence | variance | mean estimate / simulated variance (natural) | (logit) |",
              "|---|---|---|---|---|"]
     lines += [f"| {r['estimator']} | {r['prevalence']} | {r['variance']} | {r['ratio_natural']:.2f} | "
-              f"{r['ratio_logit']:.2f} |" for r in rows]
+              f"{'' if r['ratio_logit'] is None else format(r['ratio_logit'], '.2f')} |" for r in rows]
     (HERE / f"heterogeneity_size_variance_results{suffix}.md").write_text("\n".join(lines) + "\n")
+
+
+def difference_variance(n_sims: int, n_pos: int) -> list[dict]:
+    """The paired jackknife's variance of a difference (the interaction default) against the simulated one.
+
+    One group per data set, the two correlated scores of the interaction arms; the default estimator.
+    """
+    from aucpr_stats.compare.interaction import interaction
+
+    rows = []
+    for prevalence in PREVALENCES:
+        df = simulate(np.random.default_rng([n_pos, int(prevalence * 100), 11]), n_sims, 1, n_pos, prevalence)
+        comparison = compare(df, "y", ["a", "b"], by="sim", metric="aucpr", n_boot=2, seed=1, progress=False)
+        difference = comparison.to_polars()["difference"].to_numpy()
+        variance = interaction(comparison, across="sim", pooled=False).groups["variance"].to_numpy()
+        rows.append({"estimator": comparison.estimators[0], "prevalence": prevalence, "n_pos": n_pos,
+                     "n_sims": n_sims, "variance": "paired jackknife of the difference a - b",
+                     "ratio_natural": float(np.mean(variance) / difference.var(ddof=1)), "ratio_logit": None})
+        print(rows[-1], flush=True)
+    return rows
 
 
 def rejection(p: np.ndarray) -> dict:
@@ -213,7 +239,12 @@ def run_arm(arm: str, df: pl.DataFrame, n_boot: int = 200) -> np.ndarray:
         test = compare(df, "y", ["a", "b"], by=by).interaction(across="group")
     elif arm == "interaction_aucpr_bootstrap":
         test = compare(df, "y", ["a", "b"], by=by, metric="aucpr", n_boot=n_boot, seed=1,
+                       progress=False).interaction("bootstrap", across="group")
+    elif arm == "interaction_aucpr_jackknife":
+        # the default: the comparison's own bootstrap (two replicates) is not used, only its paired rows
+        test = compare(df, "y", ["a", "b"], by=by, metric="aucpr", method="bootstrap", n_boot=2, seed=1,
                        progress=False).interaction(across="group")
+        assert test.method == "jackknife"
     else:  # pragma: no cover
         raise ValueError(arm)
     return test.to_polars()["p_value"].to_numpy()
@@ -230,6 +261,8 @@ def main() -> None:
                         help="replace the rows of the arms run in the existing results, keep the others")
     parser.add_argument("--mixed", action="store_true", help="groups that differ in size or prevalence")
     parser.add_argument("--variance", action="store_true", help="variance estimates against the simulated variance")
+    parser.add_argument("--sims", type=int, default=None,
+                        help="data sets per cell of every arm run (halved at 200 positives for the jackknife arms)")
     parser.add_argument("--paired-sims", type=int, default=None,
                         help="data sets per cell of the AUCPR interaction arm (default 200)")
     args = parser.parse_args()
@@ -244,9 +277,11 @@ def main() -> None:
     arms = {"auroc_delong": n_closed, "aucpr_jackknife": n_closed, "aucpr_jackknife_welch": n_closed,
             "aucpr_logit": n_closed,
             "interaction_auroc_delong": n_closed, "aucpr_bootstrap": n_boot_sims,
-            "interaction_aucpr_bootstrap": n_paired_sims}
+            "interaction_aucpr_bootstrap": n_paired_sims, "interaction_aucpr_jackknife": n_closed // 2}
     if args.arms:
         arms = {arm: arms[arm] for arm in args.arms.split(",")}
+    if args.sims is not None:
+        arms = dict.fromkeys(arms, args.sims)
     sizes = tuple(int(x) for x in args.n_pos.split(","))
     rows = []
     started = time.time()
@@ -255,7 +290,7 @@ def main() -> None:
         for n_pos in sizes:
             for prevalence in PREVALENCES:
                 for arm, n_sims in arms.items():
-                    if arm.startswith("aucpr_jackknife") and n_pos > 50 and not args.quick:
+                    if "jackknife" in arm and n_pos > 50 and not args.quick:
                         n_sims //= 2  # quadratic in the rows of a group: half the data sets at 200 positives
                     rng = np.random.default_rng([k, n_pos, int(prevalence * 100), len(arm)])
                     p = []

@@ -66,9 +66,9 @@ class TieTable:
 
     Notes
     -----
-    A one-segment table may also be *deferred* (:meth:`deferred`): it holds
-    the scores of each class, sorted, and merges them into the arrays above
-    only when they are first read. Statistics that depend on the negatives
+    A table may also be *deferred* (:meth:`deferred`): it holds the scores
+    of each class of each segment, sorted, and merges them into the arrays
+    above only when they are first read. Statistics that depend on the negatives
     only through their counts between consecutive positive rows (average
     precision, the trapezoid estimators, A') read :meth:`collapsed` instead,
     a table with one row per run of negatives, whose size is of the order of
@@ -92,11 +92,14 @@ class TieTable:
 
     @classmethod
     def deferred(cls, source) -> "TieTable":
-        """A one-segment table merged from ``source`` only when its arrays are read.
+        """A table merged from ``source`` only when its arrays are read.
 
-        ``source`` (see :class:`aucpr_stats.ingest.class_sort.SortedClasses`) has
-        ``n_pos`` and ``n_neg`` (ints), ``full_table()`` and
-        ``collapsed_table()`` (both returning eager :class:`TieTable`).
+        ``source`` (:class:`aucpr_stats.ingest.class_sort.SortedClasses` for
+        one group, :class:`~aucpr_stats.ingest.class_sort.GroupedClasses` for
+        several) has ``n_segments``, ``n_pos`` and ``n_neg`` (an int, or one
+        per segment), ``full_table()`` and ``collapsed_table()`` (both
+        returning eager :class:`TieTable`), ``positive_rows()``, and
+        optionally ``take(segments)`` (another source).
         """
         table = cls.__new__(cls)
         table._score = table._pos = table._neg = table._offsets = None
@@ -143,10 +146,10 @@ class TieTable:
         negatives down to the bottom of each (ties admitted together). A
         deferred table reads them off its sorted classes without merging.
         """
-        if self._score is None:
-            return self._source.positive_rows()
         if self.n_segments != 1:
             raise ValueError("positive_rows() needs a one-segment table")
+        if self._score is None:
+            return self._source.positive_rows()
         rows = np.flatnonzero(self._pos > 0)  # (a boolean mask scans about twice as fast as int64)
         count = self._pos[rows]
         return count, np.cumsum(count), np.cumsum(self._neg)[rows]
@@ -219,14 +222,16 @@ class TieTable:
 
     def __repr__(self) -> str:
         if self.is_deferred:
-            return f"TieTable(deferred, n_pos={self._source.n_pos}, n_neg={self._source.n_neg})"
+            if self.n_segments == 1:
+                return f"TieTable(deferred, n_pos={int(self.n_pos[0])}, n_neg={int(self.n_neg[0])})"
+            return f"TieTable(deferred, n_segments={self.n_segments})"
         return f"TieTable(n_segments={self.n_segments}, n_rows={self.n_rows})"
 
     # ------------------------------------------------------------------ shape
     @property
     def n_segments(self) -> int:
         """Number of segments (groups, or group x replicate)."""
-        return 1 if self._score is None else self._offsets.size - 1
+        return self._source.n_segments if self._score is None else self._offsets.size - 1
 
     @property
     def n_rows(self) -> int:
@@ -267,12 +272,20 @@ class TieTable:
         values = np.asarray(values, dtype=np.float64)
         if self.n_segments == 1:
             return np.array([np.sum(values)])
-        segment = np.searchsorted(self.offsets, rows, side="right") - 1
+        at = self.rows_at_offsets(rows)  # segment k's entries: at[k]:at[k + 1]
+        holds = at[:-1] < at[1:]
         out = np.zeros(self.n_segments)
-        holds = np.unique(segment)
-        if holds.size:
-            out[holds] = np.add.reduceat(values, np.searchsorted(segment, holds))
+        if holds.any():
+            out[holds] = np.add.reduceat(values, at[:-1][holds])
         return out
+
+    def rows_at_offsets(self, rows: np.ndarray) -> np.ndarray:
+        """Where each segment's entries start in ``rows`` (sorted row indices), and their end: shape (n_segments + 1,).
+
+        The entries of segment ``k`` are ``rows[at[k]:at[k + 1]]`` (one search
+        per segment boundary, not one per row).
+        """
+        return np.searchsorted(rows, self.offsets, side="left")
 
     def segment_cumsum(self, values: np.ndarray) -> np.ndarray:
         """Inclusive cumulative sum of ``values`` restarting at each segment."""
@@ -291,14 +304,14 @@ class TieTable:
     def n_pos(self) -> np.ndarray:
         """Positives per segment."""
         if self._score is None:
-            return np.array([self._source.n_pos], dtype=np.int64)
+            return np.atleast_1d(np.asarray(self._source.n_pos, dtype=np.int64))
         return self.segment_sum(self.pos)
 
     @functools.cached_property
     def n_neg(self) -> np.ndarray:
         """Negatives per segment."""
         if self._score is None:
-            return np.array([self._source.n_neg], dtype=np.int64)
+            return np.atleast_1d(np.asarray(self._source.n_neg, dtype=np.int64))
         return self.segment_sum(self.neg)
 
     def has_both_classes(self) -> np.ndarray:
@@ -325,8 +338,13 @@ class TieTable:
         return TieTable(self.score[keep], self.pos[keep], self.neg[keep], offsets)
 
     def take(self, segments) -> "TieTable":
-        """A new table holding only the given segments, in the given order."""
+        """A new table holding only the given segments, in the given order (deferred if this one is and can)."""
         segments = np.asarray(segments, dtype=np.int64)
+        if self._score is not None or not hasattr(self._source, "take"):
+            return self._take_rows(segments)
+        return TieTable.deferred(self._source.take(segments))
+
+    def _take_rows(self, segments: np.ndarray) -> "TieTable":
         if segments.size and np.all(segments[1:] > segments[:-1]):
             # a subset in order: select rows with a mask (cheaper than index arithmetic)
             chosen = np.zeros(self.n_segments, dtype=bool)

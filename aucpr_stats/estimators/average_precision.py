@@ -60,6 +60,10 @@ def average_precision(ties: TieTable, tie_blocks: str = "interpolate") -> np.nda
         weight, tp, fp = ties.positive_rows()
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.array([np.sum(weight * (tp / (tp + fp))) / weight.sum()])
+    if ties.is_deferred:
+        # the collapsed table has the same positive rows and the same running counts
+        # there (integers): the same bits, without merging the classes
+        ties = ties.collapsed()
     # TP is the running sum of the positive counts of those rows, FP the
     # running sum of the negatives of all rows, read at those rows
     pos, neg = ties.pos, ties.neg
@@ -70,7 +74,7 @@ def average_precision(ties: TieTable, tie_blocks: str = "interpolate") -> np.nda
     if ties.n_segments > 1:
         # the running sums cross segments: subtract the counts of earlier segments
         n_pos, n_neg = ties.segment_sum(pos), ties.segment_sum(neg)
-        segment = np.searchsorted(ties.offsets, rows, side="right") - 1
+        segment = np.repeat(np.arange(ties.n_segments), np.diff(ties.rows_at_offsets(rows)))
         tp -= (np.cumsum(n_pos) - n_pos)[segment]
         fp -= (np.cumsum(n_neg) - n_neg)[segment]
     with np.errstate(invalid="ignore", divide="ignore"):

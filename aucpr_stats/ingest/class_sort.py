@@ -25,10 +25,14 @@ from typing import Sequence
 import attrs
 import numpy as np
 
+from ..resample.threads import worker_threads
 from ..ties import TieTable
-from .build import distinct_ascending, merge_sorted_classes
+from . import build
+from .build import (distinct_ascending, merge_class_buckets, merge_sorted_classes, plus_zero_groups,
+                    sorted_class_buckets, tie_table_from_rows)
 
-__all__ = ["SortedClasses", "sort_classes", "pivots_from_sample", "rank_among"]
+__all__ = ["SortedClasses", "GroupedClasses", "sort_classes", "deferred_tie_table", "pivots_from_sample",
+           "rank_among"]
 
 #: Below this many rows the partitions are sorted one after another in the calling thread.
 PARALLEL_MIN_ROWS = 1 << 20
@@ -59,6 +63,9 @@ class SortedClasses:
     pos_at: np.ndarray
     neg_at: np.ndarray
     threads: int = 1
+
+    #: One group.
+    n_segments = 1
 
     @property
     def n_pos(self) -> int:
@@ -285,3 +292,207 @@ def sort_classes(pos_parts: Sequence[list[np.ndarray]], neg_parts: Sequence[list
 
     _map(work, range(len(pos_parts)), threads)
     return SortedClasses(pos, neg, neg_below, pos_at, neg_at, threads)
+
+
+# ------------------------------------------------------------------ grouped rows
+@attrs.frozen(eq=False)
+class GroupedClasses:
+    """The scores of each class of every group, sorted ascending, in one buffer.
+
+    The source of a deferred grouped :class:`~aucpr_stats.ties.TieTable`: the
+    collapsed table (:meth:`collapsed_table`) is read off the sorted classes
+    group by group without merging them; the merged table
+    (:meth:`full_table`, what the eager builder
+    :func:`~aucpr_stats.ingest.build.tie_table_from_rows` returns) is built
+    only when a statistic reads it.
+
+    Attributes
+    ----------
+    values : ndarray of float64
+        Bucket ``2k`` (the negatives of group ``k``) is
+        ``values[bounds[2k]:bounds[2k + 1]]``, bucket ``2k + 1`` (its
+        positives) follows; each ascending.
+    bounds : ndarray of int64, shape (2 * n_segments + 1,)
+    plus_zero : ndarray of bool, shape (n_segments,)
+        Groups holding a score 0.0 (not -0.0): their zero scores read 0.0,
+        those of the other groups -0.0 (as the eager builder does).
+    threads : int
+        Threads for the group-by-group searches.
+    """
+
+    values: np.ndarray
+    bounds: np.ndarray
+    plus_zero: np.ndarray
+    threads: int = 1
+
+    @property
+    def n_segments(self) -> int:
+        return int(self.plus_zero.size)
+
+    @property
+    def n_pos(self) -> np.ndarray:
+        return np.diff(self.bounds)[1::2]
+
+    @property
+    def n_neg(self) -> np.ndarray:
+        return np.diff(self.bounds)[0::2]
+
+    def full_table(self) -> TieTable:
+        """The merged tie table, one segment per group (:func:`~aucpr_stats.ingest.build.merge_class_buckets`)."""
+        return merge_class_buckets(self.values, self.bounds, self.plus_zero)
+
+    def positive_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """See :meth:`aucpr_stats.ties.TieTable.positive_rows` (one group only)."""
+        return self.collapsed_table().positive_rows()  # the same counts as the merged table's (integers)
+
+    def take(self, segments) -> "GroupedClasses":
+        """The groups ``segments`` (in that order) alone, still sorted by class."""
+        segments = np.asarray(segments, dtype=np.int64)
+        buckets = np.stack((2 * segments, 2 * segments + 1), axis=1).ravel()
+        sizes = np.diff(self.bounds)[buckets]
+        bounds = np.zeros(buckets.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=bounds[1:])
+        rows = np.repeat(self.bounds[buckets] - bounds[:-1], sizes) + np.arange(bounds[-1])
+        return GroupedClasses(self.values[rows], bounds, self.plus_zero[segments], self.threads)
+
+    def collapsed_table(self) -> TieTable:
+        r"""The tie table with runs of negative-only rows merged, every group at once.
+
+        Each group's rows are those of :func:`collapsed_rows` (the distinct
+        positive values :math:`v_j`, the negatives tied with each, and one
+        row per non-empty gap of negatives between them, at the lowest of
+        their scores), so the table equals
+        :meth:`~aucpr_stats.ties.TieTable.collapsed` of :meth:`full_table`.
+        The only per-group step is the binary search of each group's distinct
+        positive values among its sorted negatives. With several threads,
+        runs of groups with about equal rows are collapsed on their own
+        threads and put one after another.
+        """
+        if self.threads < 2 or self.n_segments < 2:
+            return self._collapsed_groups()
+        rows = np.diff(self.bounds)
+        group_rows = np.cumsum(rows[0::2] + rows[1::2])
+        cut = np.unique(np.searchsorted(group_rows, group_rows[-1] * np.arange(1, self.threads) / self.threads))
+        edges = np.concatenate(([0], cut[(cut > 0) & (cut < self.n_segments)], [self.n_segments]))
+        parts = _map(lambda i: self._groups(edges[i], edges[i + 1])._collapsed_groups(), range(edges.size - 1),
+                     self.threads)
+        offsets = np.concatenate([[0]] + [p.offsets[1:] for p in parts])
+        offsets[1:] += np.repeat(np.cumsum([0] + [p.n_rows for p in parts[:-1]]), [p.n_segments for p in parts])
+        return TieTable(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("score", "pos", "neg")),
+                        offsets)
+
+    def _groups(self, a: int, b: int) -> "GroupedClasses":
+        """Groups ``a:b`` alone (views, one thread)."""
+        bounds = self.bounds[2 * a: 2 * b + 1]
+        return GroupedClasses(self.values[bounds[0]: bounds[-1]], bounds - bounds[0], self.plus_zero[a:b], 1)
+
+    def _collapsed_groups(self) -> TieTable:
+        """:meth:`collapsed_table` on the calling thread."""
+        n_groups, values, bounds = self.n_segments, self.values, self.bounds
+        n_pos, n_neg = self.n_pos, self.n_neg
+        groups = np.arange(n_groups)
+        # the positives of every group, one after another (ascending within each)
+        pos_before = np.cumsum(n_pos) - n_pos
+        pos = values[np.repeat(bounds[1::2] - pos_before, n_pos) + np.arange(int(n_pos.sum()))]
+        v_group = np.repeat(groups, n_pos)
+        new_value = pos[1:] != pos[:-1]
+        new_value[pos_before[(n_pos > 0) & (pos_before > 0)] - 1] = True  # a group's first positive starts a value
+        if new_value.all():  # every positive value occurs once in its group (continuous scores)
+            v, count = pos, None
+        else:
+            starts = np.flatnonzero(np.concatenate(([True], new_value)))
+            v, count, v_group = pos[starts], np.diff(np.append(starts, pos.size)), v_group[starts]
+        del pos, new_value
+        d = np.bincount(v_group, minlength=n_groups)  # distinct positive values per group
+        v_at = np.zeros(n_groups + 1, dtype=np.int64)
+        np.cumsum(d, out=v_at[1:])
+        below, at_or_below = self._place_values(v, v_at, v_group)
+        # gaps of negatives: group k has d_k + 1 (below its lowest value, between values,
+        # above its highest), gap q = v_at[k] + k + j holding the negatives at places
+        # [R_j, L_{j+1}) of the group's sorted negatives (R_0 = 0, L_{d+1} = n_neg)
+        below_gap = np.arange(v.size) + v_group  # the gap just below each value
+        gap_low = np.zeros(v.size + n_groups, dtype=np.int64)
+        gap = np.empty(v.size + n_groups, dtype=np.int64)
+        gap[below_gap] = below
+        gap[v_at[1:] + groups] = n_neg  # the gap above the highest value
+        gap_low[below_gap + 1] = at_or_below
+        gap -= gap_low
+        kept = np.flatnonzero(gap)  # gaps holding negatives become rows
+        kept_gaps = np.cumsum(gap > 0)  # kept gaps up to and including each gap
+        # ascending place among all rows (groups one after another): a value has the values
+        # before it and the kept gaps below it; a gap, the values before it and the kept gaps
+        # before it. Group k's rows start after v_at[k] values and the kept gaps of earlier groups
+        kept_group = np.repeat(groups, d + 1)[kept]
+        first_gap = v_at[:-1] + groups
+        offsets = np.append(v_at[:-1] + kept_gaps[first_gap] - (gap[first_gap] > 0), v.size + kept.size)
+        # descending within each group: ascending place p of group k goes to offsets[k] + offsets[k+1] - 1 - p
+        flip = offsets[:-1] + offsets[1:] - 1
+        value_row = flip[v_group] - np.arange(v.size) - kept_gaps[below_gap]
+        gap_row = flip[kept_group] - (kept - kept_group) - kept_gaps[kept] + 1
+        n_rows = int(offsets[-1])
+        score = np.empty(n_rows)
+        pos_count = np.zeros(n_rows, dtype=np.int64)
+        neg_count = np.zeros(n_rows, dtype=np.int64)
+        score[value_row] = v
+        pos_count[value_row] = 1 if count is None else count
+        if at_or_below is not below:
+            neg_count[value_row] = at_or_below - below  # the negatives tied with each value
+        score[gap_row] = values[bounds[2 * kept_group] + gap_low[kept]]  # the lowest negative of each gap
+        neg_count[gap_row] = gap[kept]
+        zero = score == 0.0
+        if zero.any():  # the sign the merged table gives a zero score
+            row_group = np.repeat(groups, np.diff(offsets))
+            score[zero] = np.where(self.plus_zero[row_group[zero]], 0.0, -0.0)
+        return TieTable(score, pos_count, neg_count, offsets)
+
+    def _place_values(self, v: np.ndarray, v_at: np.ndarray, v_group: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """Negatives of its own group below, and at or below, each distinct positive value.
+
+        One binary search per group (in its sorted negatives, a cache-sized
+        window); the groups are split among threads. The second array is the
+        first itself when no value is shared with a negative.
+        """
+        values, bounds, n_neg = self.values, self.bounds, self.n_neg
+        below = np.zeros(v.size, dtype=np.int64)
+        searched = np.flatnonzero((np.diff(v_at) > 0) & (n_neg > 0))
+
+        def search(groups: np.ndarray) -> None:
+            for k in groups:
+                below[v_at[k]: v_at[k + 1]] = np.searchsorted(values[bounds[2 * k]: bounds[2 * k + 1]],
+                                                              v[v_at[k]: v_at[k + 1]], side="left")
+
+        _map(search, np.array_split(searched, max(1, min(self.threads, searched.size))), self.threads)
+        # a value that a negative of its group shares: the first negative not below it equals it
+        group_neg = n_neg[v_group]
+        first_not_below = bounds[2 * v_group] + np.minimum(below, group_neg - 1)
+        tied = values[np.clip(first_not_below, 0, values.size - 1)] == v
+        tied &= below < group_neg
+        if not tied.any():
+            return below, below
+        at_or_below = below.copy()
+        for k in np.unique(v_group[tied]):
+            rows = v_at[k] + np.flatnonzero(tied[v_at[k]: v_at[k + 1]])
+            at_or_below[rows] = np.searchsorted(values[bounds[2 * k]: bounds[2 * k + 1]], v[rows], side="right")
+        return below, at_or_below
+
+
+def deferred_tie_table(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int) -> TieTable:
+    """:func:`~aucpr_stats.ingest.build.tie_table_from_rows`, deferred where that builder sorts class buckets.
+
+    With at least :data:`~aucpr_stats.ingest.build.BUCKET_MIN_ROWS` rows per
+    group on average (and more than one group), the classes of every group
+    are sorted (:func:`~aucpr_stats.ingest.build.sorted_class_buckets`) and
+    the table is deferred over them (:class:`GroupedClasses`): statistics
+    that read only the collapsed table never merge the classes. Otherwise the
+    eager table. Either way, the arrays read are those of the eager builder.
+    """
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    if n_groups == 1 or score.size < build.BUCKET_MIN_ROWS * n_groups:
+        return tie_table_from_rows(group, score, positive, n_groups)
+    group = np.asarray(group, dtype=np.int64)
+    plus_zero = plus_zero_groups(group, score, n_groups)
+    values, bounds = sorted_class_buckets(group, score, positive, n_groups)
+    threads = min(worker_threads(), max(1, score.size // PARALLEL_MIN_ROWS))
+    return TieTable.deferred(GroupedClasses(values, bounds, plus_zero, threads))

@@ -7,7 +7,9 @@ returns a :class:`Collected` whose counts the shared checks read
 makes the tables. Roads to the tie table:
 
 * grouped rows in memory: each row's group index (numpy codes for integer,
-  boolean and enum keys, a hash join otherwise), then one packed-key argsort
+  boolean and enum keys, a hash join otherwise), then the scores of each class
+  sorted per group, the merge deferred (:func:`.class_sort.deferred_tie_table`),
+  or for many small groups one packed-key argsort
   (:func:`~aucpr_stats.ingest.build.tie_table_from_rows`);
 * one group in memory: the scores of each class in ranges of values, sorted
   per range in parallel (:mod:`.class_sort`); the merged table is deferred;
@@ -31,7 +33,7 @@ from .._validate import SCORE_KEY, ColumnSpec
 from ..exceptions import InputError, InputTypeError, OutcomeError
 from ..ties import TieTable
 from .build import tie_table_from_rows
-from .class_sort import PARALLEL_MIN_ROWS, pivots_from_sample, sort_classes
+from .class_sort import PARALLEL_MIN_ROWS, deferred_tie_table, pivots_from_sample, sort_classes
 from .direction import score_directions
 from .exact_scores import score_expressions
 from .keys import group_index, integer_like, ties_from_cells
@@ -292,7 +294,10 @@ def read_polars(data: Any, spec: ColumnSpec, by: tuple, fold: str | None, paired
         elif keys_by:
             frame = tie_rows[0]
             group = _group_of_rows(keys, frame, keys_by)
-            ties = tie_table_from_rows(group, frame[_S].to_numpy(), frame[_Y].to_numpy(), keys.height)
+            # without folds or clusters (whose tables are merged at once) the merge of each
+            # group's classes is deferred until a statistic reads the full table
+            builder = tie_table_from_rows if fold else deferred_tie_table
+            ties = builder(group, frame[_S].to_numpy(), frame[_Y].to_numpy(), keys.height)
         else:
             # each range of each class is copied into its place in one numpy buffer
             # per class and sorted there; the merged table is built only if read

@@ -61,19 +61,18 @@ def bucket_road(monkeypatch):
     monkeypatch.setattr(build, "BUCKET_MIN_ROWS", 0)
 
 
-@pytest.fixture(params=["1 thread", "3 threads", "64-bit keys"])
+@pytest.fixture(params=["1 thread", "3 threads", "64-bit keys", "3 threads, 64-bit keys"])
 def threads(request, monkeypatch, bucket_road):
     """Small data cut into several ranges and runs of groups, as large data is; or 64-bit bucket keys."""
-    if request.param == "3 threads":
+    if request.param.startswith("3 threads"):
         monkeypatch.setenv("AUCPR_STATS_THREADS", "3")
         monkeypatch.setattr(build, "PARALLEL_MIN_ROWS", 1)
         monkeypatch.setattr(class_sort, "PARALLEL_MIN_ROWS", 1)
-        monkeypatch.setattr(build, "CHUNK_MIN_BITS", 1)
-        monkeypatch.setattr(build, "KEY32_BITS", 12)  # ranges of a few rows for 32-bit keys
-    elif request.param == "64-bit keys":
-        monkeypatch.setattr(build, "KEY32_BITS", 2)
+        monkeypatch.setattr(build, "RANGE_BITS", 3)  # ranges of 8 rows
     else:
         monkeypatch.setenv("AUCPR_STATS_THREADS", "1")
+    if request.param.endswith("64-bit keys"):
+        monkeypatch.setattr(build, "KEY32_BITS", 2)
     return request.param
 
 
@@ -156,8 +155,7 @@ def test_continuous_scores_many_rows_against_sklearn(bucket_road, monkeypatch):
     # the fast case (every score distinct) on the threaded roads, against scikit-learn group by group
     monkeypatch.setattr(build, "PARALLEL_MIN_ROWS", 1000)
     monkeypatch.setattr(class_sort, "PARALLEL_MIN_ROWS", 1000)
-    monkeypatch.setattr(build, "CHUNK_MIN_BITS", 4)
-    monkeypatch.setattr(build, "KEY32_BITS", 16)
+    monkeypatch.setattr(build, "RANGE_BITS", 12)
     rng = np.random.default_rng(7)
     n, n_groups = 40_000, 7
     group = rng.integers(0, n_groups, n)
@@ -239,8 +237,10 @@ def test_api_unused_levels_weights_and_folds(bucket_road, monkeypatch):
 
 def test_grouped_classes_take_keeps_each_groups_classes():
     # group 0: negatives [1], positives [2, 3]; group 1: negatives [0.5, 4], no positives
-    source = GroupedClasses(np.array([1.0, 2.0, 3.0, 0.5, 4.0]), np.array([0, 1, 3, 5, 5]), np.zeros(2, dtype=bool))
+    source = GroupedClasses(np.array([1.0, 2.0, 3.0, 0.5, 4.0]), np.array([0, 1, 3, 5, 5]), np.array([1, 1]),
+                            np.zeros(2, dtype=bool))
     part = source.take([1, 0, 1])
+    np.testing.assert_array_equal(part.neg_below, [1, 1])
     np.testing.assert_array_equal(part.values, [0.5, 4.0, 1.0, 2.0, 3.0, 0.5, 4.0])
     np.testing.assert_array_equal(part.bounds, [0, 2, 2, 3, 5, 7, 7])
     np.testing.assert_array_equal(part.n_pos, [0, 2, 0])

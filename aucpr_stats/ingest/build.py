@@ -22,7 +22,7 @@ from ..ties import TieTable
 
 __all__ = ["tie_table_from_sorted", "tie_table_from_rows", "tie_table_from_counts", "tie_table_from_classes",
            "tie_table_from_class_buffers", "merge_sorted_classes", "distinct_ascending", "bucket_order",
-           "sorted_class_buckets", "merge_class_buckets", "plus_zero_groups", "BUCKET_MIN_ROWS", "CHUNK_MIN_BITS",
+           "sorted_class_buckets", "merge_class_buckets", "plus_zero_groups", "BUCKET_MIN_ROWS", "RANGE_BITS",
            "KEY32_BITS"]
 
 
@@ -264,9 +264,10 @@ PARALLEL_MIN_ROWS = 1 << 18
 #: Rows per group (on average) from which :func:`tie_table_from_rows` sorts buckets instead of one argsort.
 BUCKET_MIN_ROWS = 256
 
-#: The grouped builder cuts its rows into ranges of at least ``2**CHUNK_MIN_BITS`` rows for 32-bit bucket
-#: keys (up to 2**(32 - CHUNK_MIN_BITS) buckets); more buckets take 64-bit keys, one range per thread.
-CHUNK_MIN_BITS = 20
+#: The grouped builder cuts its rows into ranges of ``2**RANGE_BITS`` rows (their scores, 1 MB, stay in
+#: cache) with 32-bit bucket keys, up to 2**(32 - RANGE_BITS) buckets; more buckets take 64-bit keys,
+#: one range per thread.
+RANGE_BITS = 17
 
 #: Bucket keys of at most this many bits are sorted as uint32 (32; the tests lower it to reach the uint64 road).
 KEY32_BITS = 32
@@ -313,27 +314,31 @@ def _group_ranges(group_rows: np.ndarray, threads: int) -> list[np.ndarray]:
 
 
 def sorted_class_buckets(group: np.ndarray, score: np.ndarray, positive: np.ndarray,
-                         n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+                         n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The scores of every (group, class) bucket, each sorted ascending, in one buffer.
 
     Bucket ``2k`` holds the negatives of group ``k`` and bucket ``2k + 1`` its
     positives. The rows are put into buckets by one value sort of packed
-    integer keys (:func:`bucket_order`) per range of rows, each range on its
-    own thread; each bucket's scores are then copied into place and
-    value-sorted there (groups split among the threads).
+    integer keys (:func:`bucket_order`) per range of rows, the ranges on the
+    threads; each range's scores of each bucket are then copied into place
+    and each bucket is value-sorted there (groups split among the threads).
 
     Returns
     -------
     values : ndarray of float64, shape (n,)
         Bucket ``j`` is ``values[bounds[j]:bounds[j + 1]]``, ascending.
     bounds : ndarray of int64, shape (2 * n_groups + 1,)
+    neg_below : ndarray of int64, shape (n_positives,)
+        For every positive (group by group, ascending within each), the
+        number of negatives of its group with a lower score.
     """
     threads = _builder_threads(score.size)
     n_ranges = threads
     bucket_bits = max(int(2 * n_groups - 1).bit_length(), 1)
-    if bucket_bits <= KEY32_BITS - CHUNK_MIN_BITS:
-        # ranges small enough for (bucket, row) keys of 32 bits: they sort twice as fast
-        n_ranges = -(-max(score.size, 1) // (threads << (KEY32_BITS - bucket_bits))) * threads  # a multiple of threads
+    if bucket_bits + RANGE_BITS <= KEY32_BITS:
+        # ranges of 2**RANGE_BITS rows: (bucket, row) keys of 32 bits sort twice as fast as
+        # 64-bit ones, and a range's scores stay in cache while they are gathered by bucket
+        n_ranges = max(1, -(-score.size // (1 << RANGE_BITS)))
     rows = np.linspace(0, score.size, n_ranges + 1).astype(np.int64)
 
     def bucketed(i: int) -> tuple[np.ndarray, np.ndarray]:
@@ -358,36 +363,49 @@ def sorted_class_buckets(group: np.ndarray, score: np.ndarray, positive: np.ndar
         return score[a:b][key], bounds
 
     pieces = thread_map(bucketed, range(n_ranges), threads)  # ranges of rows on the threads
-    piece_bounds = np.stack([b for _, b in pieces])  # bucket j of range i: piece_bounds[i, j]:[i, j + 1]
-    sizes = np.diff(piece_bounds, axis=1).sum(axis=0)
+    piece_sizes = np.diff(np.stack([b for _, b in pieces]), axis=1)  # rows of bucket j in range i: [i, j]
+    sizes = piece_sizes.sum(axis=0)
     bounds = np.zeros(2 * n_groups + 1, dtype=np.int64)
     np.cumsum(sizes, out=bounds[1:])
     if len(pieces) == 1:
         values = pieces[0][0]  # already in bucket order
     else:
         values = np.empty(score.size)
+        # range i's rows of bucket j go after those of the earlier ranges
+        starts = bounds[:-1] + np.cumsum(piece_sizes, axis=0) - piece_sizes
+
+        def place(i: int) -> None:
+            scores, piece_bounds = pieces[i]
+            to = np.repeat(starts[i] - piece_bounds[:-1], piece_sizes[i])
+            to += np.arange(scores.size)
+            values[to] = scores
+
+        thread_map(place, range(n_ranges), threads)
+        pieces.clear()  # the bucketed scores of each range are freed here
+
+    pos_at = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(sizes[1::2], out=pos_at[1:])
+    neg_below = np.empty(pos_at[-1], dtype=np.int64)
 
     def sort_groups(groups: np.ndarray) -> None:  # each bucket alone: the same values on any thread
-        for j in np.stack((2 * groups, 2 * groups + 1), axis=1).ravel():
-            out = values[bounds[j]: bounds[j + 1]]
-            if len(pieces) > 1:
-                at = 0
-                for piece, b in pieces:
-                    part = piece[b[j]: b[j + 1]]
-                    out[at: at + part.size] = part
-                    at += part.size
-            out.sort()
+        for k in groups:
+            values[bounds[2 * k]: bounds[2 * k + 1]].sort()
+            values[bounds[2 * k + 1]: bounds[2 * k + 2]].sort()
+            # while the group is in cache: each positive's place among its negatives
+            neg_below[pos_at[k]: pos_at[k + 1]] = np.searchsorted(values[bounds[2 * k]: bounds[2 * k + 1]],
+                                                                  values[bounds[2 * k + 1]: bounds[2 * k + 2]])
 
     thread_map(sort_groups, _group_ranges(sizes[0::2] + sizes[1::2], threads), threads)
-    pieces.clear()  # the bucketed scores of each range are freed here
-    return values, bounds
+    return values, bounds, neg_below
 
 
-def merge_class_buckets(values: np.ndarray, bounds: np.ndarray, plus_zero: np.ndarray) -> TieTable:
+def merge_class_buckets(values: np.ndarray, bounds: np.ndarray, neg_below: np.ndarray,
+                        plus_zero: np.ndarray) -> TieTable:
     """The tie table of every group from its sorted class buckets (see :func:`sorted_class_buckets`).
 
     Each group's two classes are merged as for one group
-    (:func:`merge_sorted_classes`), groups split among threads. A score of
+    (:func:`merge_sorted_classes`, with each positive's ``neg_below``), groups
+    split among threads. A score of
     zero reads 0.0 in the groups flagged in ``plus_zero``
     (:func:`plus_zero_groups`: a tie of 0.0 and -0.0 reads 0.0, as the
     descending order of bit patterns puts 0.0 first), -0.0 in the others.
@@ -396,9 +414,13 @@ def merge_class_buckets(values: np.ndarray, bounds: np.ndarray, plus_zero: np.nd
     sizes = np.diff(bounds)
     threads = _builder_threads(values.size)
 
+    pos_at = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(sizes[1::2], out=pos_at[1:])
+
     def merged(groups: np.ndarray) -> list[TieTable]:  # each group alone: the same table on any thread
         return [merge_sorted_classes(values[bounds[2 * k + 1]: bounds[2 * k + 2]],
-                                     values[bounds[2 * k]: bounds[2 * k + 1]]) for k in groups]
+                                     values[bounds[2 * k]: bounds[2 * k + 1]], neg_below[pos_at[k]: pos_at[k + 1]])
+                for k in groups]
 
     group_rows = sizes[0::2] + sizes[1::2]
     parts = [t for piece in thread_map(merged, _group_ranges(group_rows, threads), threads) for t in piece]

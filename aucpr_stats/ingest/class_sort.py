@@ -313,6 +313,9 @@ class GroupedClasses:
         ``values[bounds[2k]:bounds[2k + 1]]``, bucket ``2k + 1`` (its
         positives) follows; each ascending.
     bounds : ndarray of int64, shape (2 * n_segments + 1,)
+    neg_below : ndarray of int64, shape (n_positives,)
+        For every positive (group by group), the negatives of its group
+        below it (see :func:`~aucpr_stats.ingest.build.sorted_class_buckets`).
     plus_zero : ndarray of bool, shape (n_segments,)
         Groups holding a score 0.0 (not -0.0): their zero scores read 0.0,
         those of the other groups -0.0 (as the eager builder does).
@@ -322,6 +325,7 @@ class GroupedClasses:
 
     values: np.ndarray
     bounds: np.ndarray
+    neg_below: np.ndarray
     plus_zero: np.ndarray
     threads: int = 1
 
@@ -339,7 +343,7 @@ class GroupedClasses:
 
     def full_table(self) -> TieTable:
         """The merged tie table, one segment per group (:func:`~aucpr_stats.ingest.build.merge_class_buckets`)."""
-        return merge_class_buckets(self.values, self.bounds, self.plus_zero)
+        return merge_class_buckets(self.values, self.bounds, self.neg_below, self.plus_zero)
 
     def positive_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """See :meth:`aucpr_stats.ties.TieTable.positive_rows` (one group only)."""
@@ -353,7 +357,12 @@ class GroupedClasses:
         bounds = np.zeros(buckets.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=bounds[1:])
         rows = np.repeat(self.bounds[buckets] - bounds[:-1], sizes) + np.arange(bounds[-1])
-        return GroupedClasses(self.values[rows], bounds, self.plus_zero[segments], self.threads)
+        n_pos = self.n_pos
+        pos_at = np.cumsum(n_pos) - n_pos
+        positives = np.repeat(pos_at[segments] - (np.cumsum(n_pos[segments]) - n_pos[segments]), n_pos[segments])
+        positives += np.arange(positives.size)
+        return GroupedClasses(self.values[rows], bounds, self.neg_below[positives], self.plus_zero[segments],
+                              self.threads)
 
     def collapsed_table(self) -> TieTable:
         r"""The tie table with runs of negative-only rows merged, every group at once.
@@ -363,8 +372,8 @@ class GroupedClasses:
         row per non-empty gap of negatives between them, at the lowest of
         their scores), so the table equals
         :meth:`~aucpr_stats.ties.TieTable.collapsed` of :meth:`full_table`.
-        The only per-group step is the binary search of each group's distinct
-        positive values among its sorted negatives. With several threads,
+        Each positive's place among its group's negatives comes from the
+        sort (``neg_below``). With several threads,
         runs of groups with about equal rows are collapsed on their own
         threads and put one after another.
         """
@@ -384,7 +393,10 @@ class GroupedClasses:
     def _groups(self, a: int, b: int) -> "GroupedClasses":
         """Groups ``a:b`` alone (views, one thread)."""
         bounds = self.bounds[2 * a: 2 * b + 1]
-        return GroupedClasses(self.values[bounds[0]: bounds[-1]], bounds - bounds[0], self.plus_zero[a:b], 1)
+        pos_at = np.cumsum(self.n_pos[:b])
+        first = pos_at[a - 1] if a else 0
+        return GroupedClasses(self.values[bounds[0]: bounds[-1]], bounds - bounds[0],
+                              self.neg_below[first: pos_at[-1] if b else 0], self.plus_zero[a:b], 1)
 
     def _collapsed_groups(self) -> TieTable:
         """:meth:`collapsed_table` on the calling thread."""
@@ -398,15 +410,16 @@ class GroupedClasses:
         new_value = pos[1:] != pos[:-1]
         new_value[pos_before[(n_pos > 0) & (pos_before > 0)] - 1] = True  # a group's first positive starts a value
         if new_value.all():  # every positive value occurs once in its group (continuous scores)
-            v, count = pos, None
+            v, count, below = pos, None, self.neg_below
         else:
             starts = np.flatnonzero(np.concatenate(([True], new_value)))
             v, count, v_group = pos[starts], np.diff(np.append(starts, pos.size)), v_group[starts]
+            below = self.neg_below[starts]
         del pos, new_value
         d = np.bincount(v_group, minlength=n_groups)  # distinct positive values per group
         v_at = np.zeros(n_groups + 1, dtype=np.int64)
         np.cumsum(d, out=v_at[1:])
-        below, at_or_below = self._place_values(v, v_at, v_group)
+        at_or_below = self._at_or_below(v, v_at, v_group, below)
         # gaps of negatives: group k has d_k + 1 (below its lowest value, between values,
         # above its highest), gap q = v_at[k] + k + j holding the negatives at places
         # [R_j, L_{j+1}) of the group's sorted negatives (R_0 = 0, L_{d+1} = n_neg)
@@ -445,36 +458,26 @@ class GroupedClasses:
             score[zero] = np.where(self.plus_zero[row_group[zero]], 0.0, -0.0)
         return TieTable(score, pos_count, neg_count, offsets)
 
-    def _place_values(self, v: np.ndarray, v_at: np.ndarray, v_group: np.ndarray
-                      ) -> tuple[np.ndarray, np.ndarray]:
-        """Negatives of its own group below, and at or below, each distinct positive value.
+    def _at_or_below(self, v: np.ndarray, v_at: np.ndarray, v_group: np.ndarray, below: np.ndarray
+                     ) -> np.ndarray:
+        """Negatives of its own group at or below each distinct positive value (``below`` plus the tied ones).
 
-        One binary search per group (in its sorted negatives, a cache-sized
-        window); the groups are split among threads. The second array is the
-        first itself when no value is shared with a negative.
+        ``below`` itself when no value is shared with a negative; otherwise one
+        binary search per group holding such a value.
         """
         values, bounds, n_neg = self.values, self.bounds, self.n_neg
-        below = np.zeros(v.size, dtype=np.int64)
-        searched = np.flatnonzero((np.diff(v_at) > 0) & (n_neg > 0))
-
-        def search(groups: np.ndarray) -> None:
-            for k in groups:
-                below[v_at[k]: v_at[k + 1]] = np.searchsorted(values[bounds[2 * k]: bounds[2 * k + 1]],
-                                                              v[v_at[k]: v_at[k + 1]], side="left")
-
-        _map(search, np.array_split(searched, max(1, min(self.threads, searched.size))), self.threads)
         # a value that a negative of its group shares: the first negative not below it equals it
         group_neg = n_neg[v_group]
         first_not_below = bounds[2 * v_group] + np.minimum(below, group_neg - 1)
         tied = values[np.clip(first_not_below, 0, values.size - 1)] == v
         tied &= below < group_neg
         if not tied.any():
-            return below, below
+            return below
         at_or_below = below.copy()
         for k in np.unique(v_group[tied]):
             rows = v_at[k] + np.flatnonzero(tied[v_at[k]: v_at[k + 1]])
             at_or_below[rows] = np.searchsorted(values[bounds[2 * k]: bounds[2 * k + 1]], v[rows], side="right")
-        return below, at_or_below
+        return at_or_below
 
 
 def deferred_tie_table(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int) -> TieTable:
@@ -493,6 +496,6 @@ def deferred_tie_table(group: np.ndarray, score: np.ndarray, positive: np.ndarra
         return tie_table_from_rows(group, score, positive, n_groups)
     group = np.asarray(group, dtype=np.int64)
     plus_zero = plus_zero_groups(group, score, n_groups)
-    values, bounds = sorted_class_buckets(group, score, positive, n_groups)
+    values, bounds, neg_below = sorted_class_buckets(group, score, positive, n_groups)
     threads = min(worker_threads(), max(1, score.size // PARALLEL_MIN_ROWS))
-    return TieTable.deferred(GroupedClasses(values, bounds, plus_zero, threads))
+    return TieTable.deferred(GroupedClasses(values, bounds, neg_below, plus_zero, threads))

@@ -10,7 +10,7 @@ package needs about it:
       (and the number of positives). The table may have every run of
       negative-only rows merged into the next positive row
       (:meth:`~aucpr_stats.ties.TieTable.merged_negative_runs`), and a
-      deferred one-group table is read without merging its classes.
+      deferred table (one group or many) is read without merging its classes.
     * ``"negative_runs"``: the negatives only through their counts between
       consecutive positive rows. The table may have each run of negative-only
       rows collapsed into one row (:meth:`~aucpr_stats.ties.TieTable.collapsed`).
@@ -117,8 +117,8 @@ class Estimator:
     def view(self, ties: TieTable) -> TieTable:
         """The table to hand the estimator: the smallest it may read, when that costs nothing.
 
-        A deferred one-group table is read without merging its sorted
-        classes: as it is for ``"positive_rows"``, collapsed for
+        A deferred table (one group or many) is read without merging its
+        sorted classes: as it is for ``"positive_rows"``, collapsed for
         ``"negative_runs"``. A merged table is handed over as it is.
         """
         if ties.is_deferred and self.reads == "negative_runs":

@@ -589,7 +589,8 @@ def _heterogeneity_section() -> list[str]:
     lines = ["## Tests across subgroups: heterogeneity and interaction (size, %)", "",
              "Tests that k independent subgroups have equal areas (`result.heterogeneity()`: Cochran's Q for "
              "AUROC, an F test on pooled jackknife variances for AUCPR) or equal differences "
-             "(`comparison.interaction()`), measured by `python benchmarks/heterogeneity_size.py`; "
+             "(`comparison.interaction()`: DeLong's paired variances for AUROC, the paired jackknife's F test "
+             "for AUCPR), measured by `python benchmarks/heterogeneity_size.py`; "
              "the assumptions and where the tests fail are in [Tests across subgroups](heterogeneity.md).", ""]
     return lines + ([table.read_text(encoding="utf-8")] if table.exists() else ["(not run yet)", ""])
 

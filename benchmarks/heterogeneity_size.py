@@ -24,6 +24,12 @@ standard error sqrt(p (1 - p) / n). Arms:
   variance of the difference;
 * ``interaction_aucpr_bootstrap``: the same with AUCPR and the paired
   bootstrap's variances (200 replicates, chi-square), on 200 data sets per cell;
+* ``interaction_aucpr_unpaired_jackknife`` and ``..._bootstrap``: one score
+  compared between two independent levels of each group
+  (``compare(..., between=)``, 2k groups drawn, the same law in all); the
+  default (the sum of the two levels' jackknife variances, pooled per
+  positive, F) on as many data sets as the paired jackknife arm, and the
+  bootstrap's variances (chi-square) on as many as the paired bootstrap arm;
 * ``interaction_aucpr_jackknife``: the same with the default since issue 16:
   the paired jackknife of the difference, pooled per positive, F reference
   (the comparison's own bootstrap is not used: it runs with two replicates),
@@ -245,6 +251,12 @@ def run_arm(arm: str, df: pl.DataFrame, n_boot: int = 200) -> np.ndarray:
         test = compare(df, "y", ["a", "b"], by=by, metric="aucpr", method="bootstrap", n_boot=2, seed=1,
                        progress=False).interaction(across="group")
         assert test.method == "jackknife"
+    elif arm.startswith("interaction_aucpr_unpaired"):
+        # 2k simulated groups: two independent levels (`half`) of each of k groups, one score
+        df = df.with_columns(half=pl.col("group") % 2, group=pl.col("group") // 2)
+        comparison = compare(df, "y", "a", between="half", by=by, metric="aucpr", n_boot=n_boot, seed=1,
+                             progress=False)
+        test = comparison.interaction("bootstrap" if arm.endswith("bootstrap") else None, across="group")
     else:  # pragma: no cover
         raise ValueError(arm)
     return test.to_polars()["p_value"].to_numpy()
@@ -277,7 +289,8 @@ def main() -> None:
     arms = {"auroc_delong": n_closed, "aucpr_jackknife": n_closed, "aucpr_jackknife_welch": n_closed,
             "aucpr_logit": n_closed,
             "interaction_auroc_delong": n_closed, "aucpr_bootstrap": n_boot_sims,
-            "interaction_aucpr_bootstrap": n_paired_sims, "interaction_aucpr_jackknife": n_closed // 2}
+            "interaction_aucpr_bootstrap": n_paired_sims, "interaction_aucpr_jackknife": n_closed // 2,
+            "interaction_aucpr_unpaired_jackknife": n_closed // 2, "interaction_aucpr_unpaired_bootstrap": n_paired_sims}
     if args.arms:
         arms = {arm: arms[arm] for arm in args.arms.split(",")}
     if args.sims is not None:
@@ -294,10 +307,11 @@ def main() -> None:
                         n_sims //= 2  # quadratic in the rows of a group: half the data sets at 200 positives
                     rng = np.random.default_rng([k, n_pos, int(prevalence * 100), len(arm)])
                     p = []
-                    block = max(1, min(n_sims, 4_000_000 // (k * int(n_pos / prevalence))))
+                    k_sim = 2 * k if "unpaired" in arm else k  # two independent levels per group
+                    block = max(1, min(n_sims, 4_000_000 // (k_sim * int(n_pos / prevalence))))
                     t0 = time.time()
                     for start in range(0, n_sims, block):
-                        df = simulate(rng, min(block, n_sims - start), k, n_pos, prevalence)
+                        df = simulate(rng, min(block, n_sims - start), k_sim, n_pos, prevalence)
                         p.append(run_arm(arm, df, args.n_boot))
                     row = {"arm": arm, "k": k, "n_pos": n_pos, "prevalence": prevalence, "n_sims": n_sims,
                            "n_boot": args.n_boot if "bootstrap" in arm else None,

@@ -82,6 +82,40 @@ def test_pooled_jackknife_interaction_is_the_anova_f_test():
     assert test.to_polars()["df2"][0] == pytest.approx(nu.sum())
 
 
+def _brute_one(part: pl.DataFrame, score: str) -> float:
+    """The two-sample jackknife variance of one score's default estimate, by deleting each row."""
+    values = {True: [], False: []}
+    for i in range(part.height):
+        rest = pl.concat([part[:i], part[i + 1:]])
+        values[bool(part["y"][i])].append(aucpr(rest, "y", score).estimate)
+    return sum((len(v) - 1) / len(v) * np.sum((np.asarray(v) - np.mean(v)) ** 2) for v in values.values())
+
+
+def test_unpaired_interaction_adds_the_levels_jackknife_variances():
+    df = _data(n=360, seed=12).with_columns(site=pl.Series(np.random.default_rng(1).choice(["p", "q"], 360)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comparison = compare(df, "y", "a", between="site", by="g", metric="aucpr", n_boot=20, seed=1)
+        welch = comparison.interaction(pooled=False)
+        pooled = comparison.interaction()
+    table = comparison.to_polars()
+    raw, n_pool, nu = [], [], []
+    for level in table["g"]:
+        parts = [df.filter((pl.col("g") == level) & (pl.col("site") == s)) for s in ("p", "q")]
+        raw.append(sum(_brute_one(part, "a") for part in parts))
+        n_a, n_b = (int(part["y"].sum()) for part in parts)
+        n_pool.append(1.0 / (1.0 / n_a + 1.0 / n_b))
+        nu.append(n_a + n_b - 2.0)
+    assert welch.groups["variance"].to_numpy() == pytest.approx(np.array(raw), rel=1e-8)
+    # the pooled test: one variance per positive r, each difference's variance r (1/n_a + 1/n_b)
+    raw, n_pool, nu = np.array(raw), np.array(n_pool), np.array(nu)
+    r = np.sum(nu * n_pool * raw) / nu.sum()
+    q = combine_effects(table["difference"].to_numpy(), r / n_pool).test_homogeneity().statistic
+    k = table.height
+    assert pooled.statistic == pytest.approx(q / (k - 1), rel=1e-9)
+    assert pooled.p_value == pytest.approx(f_distribution.sf(q / (k - 1), k - 1, nu.sum()), rel=1e-8)
+
+
 def test_random_groups_are_reproducible_and_ignore_row_order():
     df = _data(n=600, seed=11, rounding=3)
     shuffled = df.sample(fraction=1.0, shuffle=True, seed=4)
@@ -115,8 +149,11 @@ def test_interaction_methods_by_design():
         weighted = compare(df, "y", ["a", "b"], by="g", metric="aucpr", weights="w", n_boot=20, seed=1)
         assert weighted.interaction().method == "bootstrap"
         unpaired = compare(df, "y", "a", between="g", by="h", metric="aucpr", n_boot=20, seed=1)
+        assert unpaired.interaction().method == "jackknife"
+        unpaired_clustered = compare(df, "y", "a", between="g", by="h", metric="aucpr", cluster="patient",
+                                     n_boot=20, seed=1)
         with pytest.raises(InputError, match="method"):
-            unpaired.interaction("jackknife")
+            unpaired_clustered.interaction("jackknife")
         paired = compare(df, "y", ["a", "b"], by="g", metric="aucpr", n_boot=20, seed=1)
         with pytest.raises(InputError, match="jackknife"):
             paired.interaction("bootstrap", pooled=True)

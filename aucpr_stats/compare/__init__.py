@@ -29,7 +29,7 @@ from ..resample import DEFAULT_N_BOOT
 from .clustered import compare_paired_clustered, with_row_ids
 from .paired import compare_paired, delong_paired, score_pairs
 from .heterogeneity import HeterogeneityResult, heterogeneity
-from .interaction import PairedRows, interaction
+from .interaction import LevelTables, PairedRows, interaction
 from .result import ComparisonResult
 from .statistics import ADJUST_METHODS, adjust_p_values, bootstrap_p_value
 from .unpaired import compare_unpaired
@@ -290,16 +290,19 @@ def compare(
         table = compare_paired(ingested, estimators, seed, common, progress)
     else:
         between = ingested.key_columns[len(spec.by)]
-        table = compare_unpaired(ingested, between, estimators, seed, common, progress)
+        table, seg_a, seg_b = compare_unpaired(ingested, between, estimators, seed, common, progress)
     if adjust is not None:  # one family per group (by keys, unpaired score) and estimator
         family = [c for c in (*spec.by, "score") if c in table.columns and c != between] + ["estimator"]
         adjusted = pl.Series("p_adjusted", adjust_p_values(table, list(dict.fromkeys(family)), adjust))
         table = table.insert_column(table.columns.index("p_value") + 1, adjusted)
     design = {k: v for k, v in (("cluster", None if rows_as_clusters else cluster), ("prevalence", prevalence),
                                 ("weights", weights)) if v is not None}
-    # a paired comparison of independent rows keeps them, for the jackknife of `.interaction()`
-    paired_rows = None if ingested.paired is None or weights is not None else PairedRows(
-        ingested.paired, estimators, ingested.keys, spec.by, score_pairs(spec.scores, reference))
+    # a comparison of independent rows keeps its tables, for the jackknife of `.interaction()`
+    source = None
+    if ingested.paired is not None and weights is None:
+        source = PairedRows(ingested.paired, estimators, ingested.keys, spec.by, score_pairs(spec.scores, reference))
+    elif between is not None and cluster is None and weights is None:
+        source = LevelTables(ingested.ties, estimators, ingested.keys, list(ingested.key_columns), seg_a, seg_b)
     return ComparisonResult(table=table, frame_kind=ingested.kind, paired=between is None, by=spec.by,
                             between=between, outcome=spec.outcome, scores=spec.scores, adjust=adjust,
-                            design=design, paired_rows=paired_rows, **common)
+                            design=design, jackknife_source=source, **common)

@@ -132,7 +132,7 @@ def cochran_q(theta: np.ndarray, variance: np.ndarray, cell: np.ndarray, n_cells
     """
     sums = weighted_spread(theta, variance, cell, n_cells)
     k, pooled, q = sums["k"], sums["pooled"], sums["q"]
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # (q - df) / q of a subnormal q
         df = k - 1.0
         valid = k >= 2
         q = np.where(valid, q, np.nan)
@@ -284,11 +284,12 @@ def _cells(frame: pl.DataFrame, split: list) -> tuple[np.ndarray, pl.DataFrame]:
 
 
 def assemble_test(result_kind: dict, rows: pl.DataFrame, split: list, theta, variance, reason, n_pos,
-              back, nu=None, pooled=False) -> tuple[pl.DataFrame, pl.DataFrame]:
+                  back, nu=None, pooled=False, pool_n=None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The tests and the groups frame from one row per (group, test) with value, variance and reason.
 
     With ``nu`` (the degrees of freedom of each variance), Welch's F test, or with ``pooled`` the F test
-    on variances per positive pooled over the groups; otherwise Cochran's chi-square.
+    on variances per positive pooled over the groups (per ``pool_n`` positives, default ``n_pos``);
+    otherwise Cochran's chi-square.
     """
     cell, distinct = _cells(rows, split)
     n_cells = distinct.height
@@ -298,12 +299,12 @@ def assemble_test(result_kind: dict, rows: pl.DataFrame, split: list, theta, var
         out["df2"] = np.full(n_cells, np.nan)
     else:
         test = pooled_test if pooled else welch_test
-        extra = (n_pos,) if pooled else ()
+        extra = (n_pos if pool_n is None else pool_n,) if pooled else ()
         out = test(np.where(used, theta, np.nan), np.where(used, variance, np.nan), nu, *extra, cell, n_cells)
         if pooled:  # the groups frame shows the variances the test used
             variance = np.where(used, out["variance"], variance)
         q, df = out["q"], out["df"]
-        with np.errstate(invalid="ignore", divide="ignore"):  # I^2 from Cochran's Q, as for the chi-square
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # I^2 from Cochran's Q, as for the chi-square
             out["i_squared"] = np.where(np.isfinite(q), np.where(q > 0, np.maximum(0.0, (q - df) / q), 0.0), np.nan)
     left_out = np.bincount(cell, weights=(~used).astype(np.float64), minlength=n_cells).astype(np.int64)
     small = np.bincount(cell, weights=(used & (n_pos < MIN_POSITIVES_CHECKED)).astype(np.float64),

@@ -51,9 +51,11 @@ class ComparisonResult:
     design : dict
         ``cluster`` (the cluster column) and ``prevalence`` (a stated
         prevalence) when the comparison was made with them.
-    paired_rows : aucpr_stats.compare.interaction.PairedRows or None
-        For a paired comparison on independent rows: the scores' tables and
-        row maps, kept for the jackknife of :meth:`interaction`.
+    jackknife_source : PairedRows, LevelTables or None
+        For a comparison of independent rows (no clusters, no weights), the
+        tables the jackknife of :meth:`interaction` reads: the scores' tables
+        and row maps (:class:`~aucpr_stats.compare.interaction.PairedRows`),
+        or the levels' tables (:class:`~aucpr_stats.compare.interaction.LevelTables`).
     """
 
     table: pl.DataFrame = attrs.field(eq=False)
@@ -71,7 +73,7 @@ class ComparisonResult:
     n_boot: int | None = None
     adjust: str | None = None
     design: dict = attrs.field(factory=dict)
-    paired_rows: Any = attrs.field(default=None, repr=False)
+    jackknife_source: Any = attrs.field(default=None, repr=False)
 
     def to_polars(self) -> pl.DataFrame:
         """The comparison table as a polars DataFrame, whatever the caller's frame type."""
@@ -141,9 +143,10 @@ class ComparisonResult:
     def interaction(self, method: str | None = None, *, across: Any = None, **options: Any):
         """Test of interaction: is the difference the same in every group? One row per pair and estimator.
 
-        Cochran's Q on the per-group differences. For a paired AUCPR
-        comparison on independent rows the variances are, by default, the
-        paired jackknife's, pooled per positive (F reference); otherwise the
+        Cochran's Q on the per-group differences. For an AUCPR comparison
+        on independent rows the variances are, by default, the jackknife's
+        (paired, or the sum of the two levels'), pooled per positive (F
+        reference); otherwise the
         squared ``se`` of this table (DeLong's covariance for a paired AUROC
         comparison, the bootstrap's otherwise), chi-square reference. See
         :func:`aucpr_stats.compare.interaction.interaction` for ``method``

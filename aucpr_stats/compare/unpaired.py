@@ -36,8 +36,11 @@ __all__ = ["compare_unpaired"]
 
 
 def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any], seed: Any, common: dict,
-                     progress: bool | None = None) -> pl.DataFrame:
-    """The comparison table of every pair of levels of ``between``, per (by, score) cell and estimator."""
+                     progress: bool | None = None) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+    """The comparison table of every pair of levels of ``between``, per (by, score) cell and estimator.
+
+    Also the two cells (segments of ``ingested.ties``) of each pair compared, in the table's order of pairs.
+    """
     ties, keys, notes = ingested.ties, ingested.keys, ingested.notes
     n_pos, n_neg = ties.n_pos, ties.n_neg
     usable = ties.has_both_classes()
@@ -132,4 +135,4 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
         head = joined.select(*match, pl.col("__level_a").alias(f"{between}_a"), pl.col("__level_b").alias(f"{between}_b"))
         blocks.append(pl.concat([head, block], how="horizontal").with_columns(pl.Series("__pair", np.arange(count))))
     warn_small_rows(flagged)
-    return pl.concat(blocks).sort("__pair", maintain_order=True).drop("__pair")
+    return pl.concat(blocks).sort("__pair", maintain_order=True).drop("__pair"), seg_a, seg_b

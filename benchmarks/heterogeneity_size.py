@@ -268,6 +268,7 @@ def main() -> None:
     parser.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates (default 200)")
     parser.add_argument("--n-pos", default=",".join(map(str, N_POS)), help="positives per group, comma-separated")
     parser.add_argument("--arms", default=None, help="comma-separated arms (default all)")
+    parser.add_argument("--ks", default=",".join(map(str, KS)), help="numbers of groups, comma-separated")
     parser.add_argument("--suffix", default="", help="appended to the results' file names")
     parser.add_argument("--update", action="store_true",
                         help="replace the rows of the arms run in the existing results, keep the others")
@@ -299,7 +300,7 @@ def main() -> None:
     rows = []
     started = time.time()
     warnings.simplefilter("ignore")
-    for k in KS:
+    for k in (int(x) for x in args.ks.split(",")):
         for n_pos in sizes:
             for prevalence in PREVALENCES:
                 for arm, n_sims in arms.items():

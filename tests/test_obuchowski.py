@@ -15,18 +15,8 @@ from hypothesis import strategies as st
 
 from aucpr_stats.estimators.roc import delong_components
 from aucpr_stats.exceptions import InputError
-from aucpr_stats.ingest.build import tie_table_from_counts
 from aucpr_stats.intervals import obuchowski_components, obuchowski_covariance
-
-
-def tables(group, cluster, y, s, w=None):
-    group, cluster, y, s = (np.asarray(a) for a in (group, cluster, y, s))
-    w = np.ones(y.size, dtype=np.int64) if w is None else np.asarray(w)
-    n_groups = int(group.max()) + 1
-    group_ties = tie_table_from_counts(group, s, w * y, w * (1 - y), n_groups)
-    pairs, unit = np.unique(np.stack([group, cluster]), axis=1, return_inverse=True)
-    units = tie_table_from_counts(unit.ravel(), s, w * y, w * (1 - y), pairs.shape[1])
-    return group_ties, units, pairs[0].astype(np.int64)
+from tests.design_cases import cluster_tables as tables
 
 
 def psi(x, y):

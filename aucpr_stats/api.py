@@ -13,6 +13,7 @@ from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .estimators.engine import evaluate
 from .estimators.partial import partial_iv, partial_names
 from .ingest import read
+from .ingest.engine_sums import SUMMED_ESTIMATORS
 from .results import AucprResult, AurocResult, EstimateResult
 
 __all__ = ["aucpr", "auroc"]
@@ -41,9 +42,13 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     chosen = records(metric, names, ties, prevalence=prevalence)
     # no estimator reads the negatives one by one: an engine may collapse their runs before collecting
     collapse = all(record.reads != "every_row" for record in chosen)
+    # every estimator is a sum over tie rows an engine can add up (not a partial area, not at a stated prevalence)
+    summed = all(record.name in SUMMED_ESTIMATORS[metric] and record is registry[record.name].under(ties)
+                 for record in chosen)
     ingested = read(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                     fold=fold, negative=negative, direction=direction, unused_levels=unused_levels,
-                    weights=weights, cluster=cluster, collapse=collapse, stacklevel=3)
+                    weights=weights, cluster=cluster, collapse=collapse, sums_ties=ties if summed else None,
+                    stacklevel=3)
     result = _RESULTS[metric](
         ties=ingested.ties,
         keys=ingested.keys,

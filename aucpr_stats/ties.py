@@ -51,6 +51,24 @@ def _as_counts(values) -> np.ndarray:
     return _as_int64(values)
 
 
+def _crossings(running: np.ndarray, own: np.ndarray, total: np.ndarray, grid: int) -> np.ndarray:
+    """Rows where ``floor`` or ``ceil`` of ``running * grid / total`` changes from the row above (``total > 0``).
+
+    For weighted (float) counts the second is ``ceil(floor(running) * grid / total)``: the number of
+    ``m`` with ``floor(total m / grid) + 1 <= running``, the step curve's ranks; for counts it is the same.
+    """
+    before = running - own
+    if running.dtype.kind == "f":  # weighted counts: the step curve's ranks are floor(W m / grid) + 1
+        with np.errstate(invalid="ignore", divide="ignore"):
+            floor_now, floor_then = np.floor(running * grid / total), np.floor(before * grid / total)
+            rank_now = np.ceil(np.floor(running) * grid / total)
+            rank_then = np.ceil(np.floor(before) * grid / total)
+        return (total > 0) & ((floor_now > floor_then) | (rank_now > rank_then))
+    safe = np.maximum(total, 1)
+    now, then = running * grid, before * grid
+    return (total > 0) & ((now // safe > then // safe) | ((now + safe - 1) // safe > (then + safe - 1) // safe))
+
+
 class TieTable:
     """Distinct scores per segment, descending, with positive and negative counts.
 
@@ -117,6 +135,24 @@ class TieTable:
     def is_deferred(self) -> bool:
         """True while the arrays of a deferred table have not been merged yet."""
         return self._score is None
+
+    @property
+    def source(self):
+        """The source of a deferred table whose arrays have not been merged yet, else None."""
+        return self._source if self._score is None else None
+
+    @property
+    def stored_sums(self) -> bool:
+        """True for a table of an engine's partial sums (:mod:`aucpr_stats.ingest.engine_sums`): no rows, only statistics."""
+        return self._score is None and hasattr(self._source, "stored")
+
+    def stored(self, key) -> np.ndarray | None:
+        """A statistic stored per segment by the table's source (engine sums), or None: then compute it from the rows.
+
+        ``key`` is an estimator record, or ``"a_prime"``, ``"delong_s10"``,
+        ``"delong_s01"``; the kernels of those statistics ask first.
+        """
+        return self._source.stored(key) if self.stored_sums else None
 
     @property
     def score(self) -> np.ndarray:
@@ -198,6 +234,34 @@ class TieTable:
             return table
         return table._merge_into_next((table.pos > 0) | table._segment_last_rows())
 
+    def thinned(self, grid: int) -> "TieTable":
+        """The rows where recall or the false positive rate crosses a multiple of ``1/grid``, and the row above each.
+
+        A row *crosses* when its class's running count, times ``grid`` and
+        divided by the class total, changes its floor or its ceiling (exact
+        integer arithmetic for counts): it is the first row reaching the
+        ``floor(n m / grid) + 1``-th or the ``ceil(n m / grid)``-th case of
+        the class, for some ``m`` in ``0..grid``. Those rows, the row just
+        above each (its running counts are those of the point before), and
+        the last row of every segment are kept; every other row is merged
+        into the next kept row (:meth:`collapsed` does the same for runs of
+        negatives). The kept rows' running counts, and so their points of
+        the PR and ROC curves, are those of the full table, and a kept
+        crossing row keeps its own counts: the step and interpolated curves
+        (:mod:`aucpr_stats.curves.points`) at recalls and false positive
+        rates ``m / grid`` equal those of the full table. At most
+        ``8 grid + 1`` rows per segment remain. Thinning twice changes nothing.
+        """
+        if self.n_rows == 0:
+            return self
+        lengths = self.lengths
+        n_pos, n_neg = np.repeat(self.n_pos, lengths), np.repeat(self.n_neg, lengths)
+        crossing = (_crossings(self.tp(), self.pos, n_pos, grid) | _crossings(self.fp(), self.neg, n_neg, grid))
+        keep = crossing.copy()
+        keep[:-1] |= crossing[1:]  # the row above a crossing (a segment's first row: the last of the one before)
+        keep |= self._segment_last_rows()
+        return self._merge_into_next(keep)
+
     def _segment_last_rows(self) -> np.ndarray:
         last = np.zeros(self.n_rows, dtype=bool)
         nonempty = self.lengths > 0
@@ -221,6 +285,8 @@ class TieTable:
         return TieTable(self.score[keep], pos, neg, offsets)
 
     def __repr__(self) -> str:
+        if self.stored_sums:
+            return f"TieTable(engine sums, n_segments={self.n_segments})"
         if self.is_deferred:
             if self.n_segments == 1:
                 return f"TieTable(deferred, n_pos={int(self.n_pos[0])}, n_neg={int(self.n_neg[0])})"

@@ -22,8 +22,17 @@ Cases:
 * ``duckdb-sums``: :func:`aucpr_stats.ingest.sql_sums.sql_sums` on the
   relation (average precision, lower trapezoid, A' and DeLong's interval as
   sums in DuckDB; one row per group reaches Python);
+* ``duckdb-results``: ``auroc(relation, ...).conf_int(method="delong")``,
+  the result object, with the default limit (``partial_sums="auto"``): the
+  collapsed table is over 5·10^6 rows, so the engine's partial sums replace
+  it after a first, refused pass;
+* ``duckdb-results-always``: the same with ``sql_input(relation,
+  partial_sums="always")`` (one pass);
+* ``duckdb-curve``: ``pr_curve(relation, ..., grid=G).evaluate(...)`` at
+  21 recalls, the curve thinned by DuckDB (``G = 1000`` for one group, 4 for
+  10^5 groups: at most ``8 G + 1`` points per group are collected);
 * ``spark-sums`` (with ``--spark``): the same sums on a Spark DataFrame in
-  local mode.
+  local mode; ``spark-results``: the ``duckdb-results-always`` call on it.
 
 DuckDB runs with ``memory_limit='1GB'`` and 2 threads. Results are merged
 into ``benchmarks/backends_results.json`` (a run replaces its own cases) and
@@ -40,7 +49,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CASES = ("polars", "duckdb-ties", "duckdb-sums")
+CASES = ("polars", "duckdb-ties", "duckdb-sums", "duckdb-results", "duckdb-results-always", "duckdb-curve")
+SPARK_CASES = ("spark-sums", "spark-results")
 
 
 def write_data(path: Path, rows: int, groups: int) -> None:
@@ -85,11 +95,23 @@ def run_case(case: str, path: str, grouped: bool, rows: int) -> dict:
         relation = con.read_parquet(path)
         if case == "duckdb-ties":
             out = auroc(sql_input(relation, max_tie_rows=rows + 1), "y", "s", by=by).conf_int(method="delong")
+        elif case == "duckdb-results":
+            out = auroc(relation, "y", "s", by=by).conf_int(method="delong")
+        elif case == "duckdb-curve":
+            import numpy as np
+
+            from aucpr_stats import pr_curve
+
+            out = pr_curve(relation, "y", "s", by=by, grid=4 if grouped else 1000).evaluate(np.linspace(0, 1, 21))
+        elif case == "duckdb-results-always":
+            out = auroc(sql_input(relation, partial_sums="always"), "y", "s", by=by).conf_int(method="delong")
         else:
             out = sql_sums(relation, "y", "s", by=by)
-    elif case == "spark-sums":
+    elif case in SPARK_CASES:
         from pyspark.sql import SparkSession
 
+        from aucpr_stats import auroc
+        from aucpr_stats.ingest import sql_input
         from aucpr_stats.ingest.sql_sums import sql_sums
 
         spark = (SparkSession.builder.master("local[2]").config("spark.driver.memory", "2g")
@@ -97,7 +119,9 @@ def run_case(case: str, path: str, grouped: bool, rows: int) -> dict:
                  .config("spark.ui.showConsoleProgress", "false").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         start = time.perf_counter()  # the session's start-up is not counted
-        out = sql_sums(spark.read.parquet(path), "y", "s", by=by)
+        frame = spark.read.parquet(path)
+        out = (sql_sums(frame, "y", "s", by=by) if case == "spark-sums"
+               else auroc(sql_input(frame, partial_sums="always"), "y", "s", by=by).conf_int(method="delong"))
     else:
         raise SystemExit(f"unknown case {case!r}")
     seconds = time.perf_counter() - start
@@ -110,8 +134,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10**7)
     parser.add_argument("--dir", default="/tmp/aucpr_stats_backends")
-    parser.add_argument("--spark", action="store_true", help="also run the Spark case (needs pyspark and Java)")
-    parser.add_argument("--cases", nargs="*", default=None, help=f"a subset of {CASES + ('spark-sums',)}")
+    parser.add_argument("--spark", action="store_true", help="also run the Spark cases (needs pyspark and Java)")
+    parser.add_argument("--cases", nargs="*", default=None, help=f"a subset of {CASES + SPARK_CASES}")
     parser.add_argument("--one", nargs=3, metavar=("CASE", "FILE", "GROUPED"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -120,7 +144,7 @@ def main() -> None:
         return
     folder = Path(args.dir)
     folder.mkdir(parents=True, exist_ok=True)
-    cases = list(args.cases or (CASES + (("spark-sums",) if args.spark else ())))
+    cases = list(args.cases or (CASES + (SPARK_CASES if args.spark else ())))
     results = []
     for grouped in (False, True):
         path = folder / f"rows{args.rows}_groups{10**5 if grouped else 1}.parquet"
@@ -140,7 +164,7 @@ def main() -> None:
     earlier = json.loads(store.read_text()) if store.exists() else []
     mine = {(r["case"], r["groups"], r["rows"]) for r in results}
     results = [r for r in earlier if (r["case"], r["groups"], r["rows"]) not in mine] + results
-    results.sort(key=lambda r: (r["rows"], r["groups"], (CASES + ("spark-sums",)).index(r["case"])))
+    results.sort(key=lambda r: (r["rows"], r["groups"], (CASES + SPARK_CASES).index(r["case"])))
     store.write_text(json.dumps(results, indent=1) + "\n")
     table = ["| road | groups | rows | seconds | peak memory (MB) |", "|---|---|---|---|---|"]
     for r in results:

@@ -239,4 +239,35 @@ def test_collapsed_runs_of_negatives_give_the_in_memory_numbers_and_respect_the_
         with pytest.raises(TieTableTooLarge, match="collapsed"):  # the default estimator reads every row
             aucpr(limited, "y", "s2")
         with pytest.raises(TieTableTooLarge, match="with runs of negatives collapsed"):
-            aucpr(sql_input(relation, max_tie_rows=50), "y", "s2", estimator="average_precision")
+            aucpr(sql_input(relation, max_tie_rows=50, partial_sums="never"), "y", "s2",
+                  estimator="average_precision")
+        # over the limit, the default road gives the same estimate from the engine's partial sums
+        summed = aucpr(sql_input(relation, max_tie_rows=50), "y", "s2", estimator="average_precision")
+        assert summed.ties.stored_sums
+        assert summed.estimate == pytest.approx(aucpr(df, "y", "s2", estimator="average_precision").estimate,
+                                                rel=1e-12)
+
+
+def test_a_table_cut_at_the_limit_does_not_hang():
+    """DuckDB 2.0 stopped responding when a query reading a CTE twice was cut short by LIMIT (10^5 rows).
+
+    The collapsed and the thinned queries read each CTE once; run in a child process with a timeout.
+    """
+    import subprocess
+    import sys
+
+    code = (
+        "import duckdb, pytest\n"
+        "from aucpr_stats import aucpr, pr_curve\n"
+        "from aucpr_stats.ingest import sql_input\n"
+        "from aucpr_stats.ingest.sql_source import TieTableTooLarge\n"
+        "rel = duckdb.sql('SELECT (random() < 0.3)::INT AS y, random() AS s FROM range(100000)')\n"
+        "with pytest.raises(TieTableTooLarge, match='collapsed'):\n"
+        "    aucpr(sql_input(rel, max_tie_rows=10, partial_sums='never'), 'y', 's', estimator='average_precision')\n"
+        "with pytest.raises(TieTableTooLarge, match='grid=100'):\n"
+        "    pr_curve(sql_input(rel, max_tie_rows=10), 'y', 's', grid=100)\n"
+        "print('done')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"

@@ -72,3 +72,17 @@ def test_partial_sums_on_connect(connect):
     frame = cohort()
     got = sql_sums(connect_frame(connect, frame), "y", "s", by="site", missing="drop")
     assert_close(got, sql_sums(duckdb.from_arrow(frame.to_arrow()), "y", "s", by="site", missing="drop"))
+
+
+def test_results_from_partial_sums_on_connect(connect):
+    """aucpr/auroc result objects from the engine's partial sums, on a Connect frame."""
+    from tests.test_engine_sums import assert_summed_road_equal
+
+    frame = with_missing(cohort())
+    assert_summed_road_equal(connect_frame(connect, frame), frame, "site", {"missing": "drop"}, "always")
+
+
+def test_curves_on_a_grid_on_connect(connect):
+    from tests.test_curve_grid import assert_engine_equal
+
+    assert_engine_equal(lambda frame: connect_frame(connect, frame), "two keys", 7)

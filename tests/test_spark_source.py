@@ -98,3 +98,20 @@ def test_partial_sums_in_decimal_38(spark):
     # A' = (3e9 (2 * 4e9 + 1e9) + 1e9 * 4e9) / (2 * 4e9 * 5e9), from integers past 2**63 in the engine
     assert got["a_prime"][0] == (3 * 10**9 * 9 * 10**9 + 10**9 * 4 * 10**9) / (2 * 4 * 10**9 * 5 * 10**9)
     assert got["n_pos"].to_list() == [4 * 10**9, 9] and got["n_missing"].to_list() == [0, 1]
+
+
+def test_results_from_partial_sums(spark):
+    """aucpr/auroc result objects from the engine's partial sums, when the collapsed table is over the limit."""
+    from tests.test_engine_sums import assert_summed_road_equal
+
+    frame = with_missing(cohort())
+    assert_summed_road_equal(spark_frame(spark, frame), frame, ["site", "sex"], {"missing": "drop"},
+                             "over the limit")
+
+
+def test_curves_on_a_grid(spark):
+    """pr_curve/roc_curve(grid=): Spark thins the cells (integer `div`) to the in-memory thinned curve."""
+    from tests.test_curve_grid import assert_engine_equal
+
+    assert_engine_equal(lambda frame: spark_frame(spark, frame), "missing values dropped, null key, several scores",
+                        5)

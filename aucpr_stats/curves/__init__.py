@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .._validate import probability_iv
+from .._validate import integer_iv, probability_iv
+from ..exceptions import InputError
 from ..estimators.prevalence import at_prevalence
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..ingest import read
@@ -29,13 +30,25 @@ __all__ = ["pr_curve", "roc_curve", "PrCurveResult", "RocCurveResult", "BandResu
            "CURVE_METHODS", "pr_step", "roc_step"]
 
 
+#: The largest ``grid=`` of a curve (at most ``8 grid + 1`` points per group are kept).
+MAX_GRID = 10**6
+
+
 def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, missing, ties=DEFAULT_TIES,
-           negative=None, unused_levels="keep", weights=None, prevalence=None, cluster=None):
+           negative=None, unused_levels="keep", weights=None, prevalence=None, cluster=None, grid=None):
     ties = ties_iv(ties)
     if prevalence is not None:
         prevalence = probability_iv(prevalence, "prevalence")
+    if grid is not None:
+        grid = integer_iv(grid, "grid", 1)
+        if grid > MAX_GRID:
+            raise InputError(f"`grid` must be at most {MAX_GRID:,} (a curve of every point: grid=None); got {grid:,}")
+        if cluster is not None:
+            raise InputError("`grid=` and `cluster=` cannot be combined: the cluster ids serve the ROC band and "
+                             "intervals, which need the curve's every point (make the curve without `grid=`)")
     ingested = read(function, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    negative=negative, unused_levels=unused_levels, weights=weights, cluster=cluster, stacklevel=3)
+                    negative=negative, unused_levels=unused_levels, weights=weights, cluster=cluster, thin=grid,
+                    stacklevel=3)
     # weighted counts (weights=) or negatives reweighted to the stated prevalence: the curve is read off them
     table = ingested.ties if prevalence is None else at_prevalence(ingested.ties, prevalence)
     design = {} if ingested.spec.weights is None else {"weights": ingested.spec.weights}
@@ -44,7 +57,7 @@ def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, m
     return cls(ties=table, keys=ingested.keys, by=ingested.key_columns, notes=ingested.notes,
                frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
                options={"positive": positive, "negative": ingested.spec.negative, "missing": missing, "ties": ties,
-                        "unused_levels": unused_levels, **design,
+                        "unused_levels": unused_levels, **design, **({} if grid is None else {"grid": grid}),
                         **({} if prevalence is None else {"prevalence": prevalence})},
                clusters=ingested.clusters)
 
@@ -53,7 +66,7 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
              by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
              missing: str = "error", ties: str = DEFAULT_TIES, negative: Any = None,
              unused_levels: str = "keep", weights: str | None = None,
-             prevalence: float | None = None, cluster: str | None = None) -> PrCurveResult:
+             prevalence: float | None = None, cluster: str | None = None, grid: int | None = None) -> PrCurveResult:
     """Empirical precision-recall curve, per group.
 
     Same column interface as :func:`aucpr_stats.aucpr`: ``pr_curve(df, "y", "s", by="site")``
@@ -100,6 +113,16 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
         Davis-Goadrich interpolation, starting at a mixed top block's
         precision, in ``.evaluate()`` and ``.band()``; ``"published"``: Eq. (3)
         of Clémençon & Vayatis and the start point (0, 1) as written.
+    grid : int, optional
+        Keep only the points where recall or the false positive rate
+        crosses a multiple of ``1/grid``, and the point just before each
+        (:meth:`TieTable.thinned <aucpr_stats.ties.TieTable.thinned>`): at
+        most ``8 grid + 1`` points per group, each a point of the full
+        curve, and ``.evaluate()`` at recalls ``m / grid`` equal to the full
+        curve's (both methods). Between those recalls the curve is that of
+        the thresholds kept. For plots and tables of curves of many rows; on
+        DuckDB and Spark the engine thins the curve before anything is
+        collected (docs/backends.md). Bands need every point and are refused.
 
     Returns
     -------
@@ -134,15 +157,18 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
     [0.6]
     """
     return _curve(PrCurveResult, "pr_curve", data_or_formula, data, outcome, score, by, positive, missing, ties,
-                  negative, unused_levels, weights, prevalence, cluster)
+                  negative, unused_levels, weights, prevalence, cluster, grid)
 
 
 
 def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
               by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
               missing: str = "error", negative: Any = None, unused_levels: str = "keep",
-              weights: str | None = None, cluster: str | None = None) -> RocCurveResult:
+              weights: str | None = None, cluster: str | None = None, grid: int | None = None) -> RocCurveResult:
     """Empirical ROC curve, per group; same arguments as :func:`pr_curve` (no ``prevalence``: ROC does not depend on it).
+
+    With ``grid=``, ``.evaluate()`` at false positive rates ``m / grid``
+    equals the full curve's (the band and intervals are refused).
 
     Returns
     -------
@@ -159,4 +185,4 @@ def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score:
     [0.0, 0.333, 0.333, 0.667, 0.667, 1.0]
     """
     return _curve(RocCurveResult, "roc_curve", data_or_formula, data, outcome, score, by, positive, missing,
-                  negative=negative, unused_levels=unused_levels, weights=weights, cluster=cluster)
+                  negative=negative, unused_levels=unused_levels, weights=weights, cluster=cluster, grid=grid)

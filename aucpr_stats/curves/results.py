@@ -99,7 +99,14 @@ class _CurveResult(GroupedResult):
 
 
 def refuse_weighted_band(curve) -> None:
-    """Bands resample rows of each class: not defined here for weighted or reweighted curves (nor PR bands of clusters)."""
+    """Bands resample rows of each class: not defined here for weighted or reweighted curves (nor PR bands of clusters).
+
+    Nor for a curve thinned to a grid (``grid=``): the resampling needs every tie row.
+    """
+    if curve.options.get("grid") is not None:
+        raise InputError(f"bands and intervals resample every point of the curve, and this curve keeps only the "
+                         f"points at a grid (grid={curve.options['grid']}); make the curve without `grid=` "
+                         "(on DuckDB or Spark, under max_tie_rows: aucpr_stats.ingest.sql_input)")
     design = [f"`{name}=`" for name in ("weights", "prevalence") if curve.options.get(name) is not None]
     if curve.clusters is not None and curve.curve == "pr":
         design.append("`cluster=`")

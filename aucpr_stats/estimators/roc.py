@@ -88,6 +88,9 @@ def a_prime(ties: TieTable) -> np.ndarray:
     >>> float(a_prime(t)[0])  # pairs: (3,2) 1, (3,1) 1, (2,2) 1/2, (2,1) 1 -> 3.5 / 4
     0.875
     """
+    stored = ties.stored("a_prime")  # summed by an engine (ingest/engine_sums.py), the same formula
+    if stored is not None:
+        return stored
     neg_below, _, n_pos, n_neg, _, _ = _class_counts(ties)
     return _a_prime_from(ties, neg_below, n_pos, n_neg)
 
@@ -162,6 +165,8 @@ def delong_components(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarra
         ``s10`` is NaN when a segment has one positive, ``s01`` when it has one
         negative (the variance cannot be estimated from a single case).
     """
+    if ties.stored_sums:  # summed by an engine from the same placements (ingest/sql_sums.py)
+        return ties.stored("a_prime"), ties.stored("delong_s10"), ties.stored("delong_s01")
     neg_below, pos_above, n_pos, n_neg, neg_total, pos_total = _class_counts(ties)
     auc = _a_prime_from(ties, neg_below, n_pos, n_neg)
     v10, v01 = _placements_from(ties, neg_below, pos_above, neg_total, pos_total)

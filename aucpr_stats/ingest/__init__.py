@@ -142,7 +142,8 @@ class Ingested:
 def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *, positive: Any,
          missing: Any, fold: Any = None, between: Any = None, paired: bool = False,
          negative: Any = None, direction: Any = "higher", unused_levels: Any = "keep",
-         weights: Any = None, cluster: Any = None, collapse: bool = False, stacklevel: int = 3) -> Ingested:
+         weights: Any = None, cluster: Any = None, collapse: bool = False, sums_ties: str | None = None,
+         thin: int | None = None, stacklevel: int = 3) -> Ingested:
     """The start of every public entry point: resolve a formula, check the columns, ingest, note degenerate groups.
 
     Parameters
@@ -168,6 +169,8 @@ def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: An
         column of cluster ids (tables per (group, cluster) too).
     paired : bool
         Several scores compared on their complete rows (:class:`PairedScores`).
+    collapse, sums_ties, thin
+        As for :func:`ingest`.
     stacklevel : int
         Of the degenerate-group warning, counted from the entry point (2 = its caller).
 
@@ -198,7 +201,8 @@ def read(function: str, data_or_formula: Any, data: Any, outcome: Any, score: An
         if cluster == spec.weights:
             raise InputError(f"`cluster` and `weights` name the same column {cluster!r}")
     ingested = ingest(data, spec, extra_keys=(between,) if between is not None else (), fold=fold, paired=paired,
-                      unused_levels=unused_levels, cluster=cluster, collapse=collapse)
+                      unused_levels=unused_levels, cluster=cluster, collapse=collapse,
+                      sums_ties=sums_ties, thin=thin)
     n_pos, n_neg = ingested.counts
     notes = group_notes(n_pos, n_neg)
     if ingested.weight_sums is not None:
@@ -230,7 +234,7 @@ def source_for(data: Any) -> Callable[..., Collected]:
 
 def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold: str | None = None,
            paired: bool = False, unused_levels: str | None = None, cluster: str | None = None,
-           collapse: bool = False) -> Ingested:
+           collapse: bool = False, sums_ties: str | None = None, thin: int | None = None) -> Ingested:
     """Check ``data`` against ``spec`` and build the tie tables of all groups, collecting the data once.
 
     With several score columns (``spec.score`` a tuple) the scores are
@@ -270,6 +274,17 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
         through their counts between positive rows: an engine input (DuckDB,
         Spark) then collapses runs of negatives before collecting
         (:meth:`TieTable.collapsed`); in-memory frames are read as usual.
+    sums_ties : {"interpolate", "published"}, optional
+        Every statistic the caller will compute is a sum over the tie rows
+        (:data:`~aucpr_stats.ingest.engine_sums.SUMMED_ESTIMATORS`, under this
+        ``ties=`` option): an engine input whose collapsed table is over its
+        limit then gives a table of the engine's partial sums per group
+        (:mod:`.engine_sums`), which holds no rows.
+    thin : int, optional
+        A curve's ``grid=``: the tables are thinned to the rows where recall
+        or the false positive rate crosses a multiple of ``1/thin``
+        (:meth:`TieTable.thinned`); an engine does it before collecting.
+        Not with ``fold``, ``cluster`` or ``paired``.
 
     Raises
     ------
@@ -288,11 +303,17 @@ def ingest(data: Any, spec: ColumnSpec, *, extra_keys: Sequence[str] = (), fold:
     reader = source_for(data)
     # an engine may collapse runs of negatives when no statistic asked for reads them one by one
     # (not with folds or clusters: their tables are merged by score, so their runs must stay apart)
-    collected = (reader(data, spec, by, unit, paired, collapse=True)
-                 if collapse and unit is None and not paired and reader is read_backend
-                 else reader(data, spec, by, unit, paired))
+    engine = reader is read_backend and unit is None and not paired
+    if collapse and engine:
+        collected = reader(data, spec, by, unit, paired, collapse=True, sums_ties=sums_ties)
+    elif thin is not None and engine:
+        collected = reader(data, spec, by, unit, paired, thin=thin)
+    else:
+        collected = reader(data, spec, by, unit, paired)
     check_stats(collected.stats, spec, collected.examples, collected.level_counts)
     tables, keys = collected.build()
+    if thin is not None and not engine and unit is None and not paired:
+        tables = tables.thinned(thin)  # (an engine thinned its cells; thinning twice changes nothing)
     folds = None
     if unit is not None and not paired:
         tables, keys, folds = _merge_folds(tables, keys, unit, [c for c in keys.columns
@@ -346,11 +367,15 @@ def _levels_of_groups(tables, keys: pl.DataFrame, folds: FoldTables | None, spec
         keys, position, unused = grown
         n_groups = keys.height
         tables = (spread_paired(tables, position, n_groups) if paired
-                  else spread_segments(tables, position, n_groups))
+                  else spread_segments(tables, position, n_groups))  # (a table of engine sums: its groups)
         if folds is not None:
             folds = attrs.evolve(folds, group=position[folds.group])
         return tables, keys, folds, unused
     first = tables.tables[0] if paired else tables
+    if first.stored_sums:  # a table of engine sums holds no rows: a group without cases is dropped
+        kept = (first.n_pos + first.n_neg) > 0
+        return (tables, keys, folds, None) if kept.all() else (
+            tables.take(np.flatnonzero(kept)), keys.filter(pl.Series(kept)), folds, None)
     kept = np.diff(first.offsets) > 0
     if kept.all():
         return tables, keys, folds, None

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from .._validate import integer_iv
+from .._validate import choice_iv, integer_iv
 from ..exceptions import InputError
 
 __all__ = ["SqlInput", "sql_input", "backend_of", "is_backend_input", "is_parquet_path", "backend_columns",
@@ -36,6 +36,7 @@ class SqlInput:
 
     data: Any
     max_tie_rows: int = MAX_TIE_ROWS
+    partial_sums: str = "auto"
 
 
 def is_parquet_path(value: Any) -> bool:
@@ -64,7 +65,7 @@ def is_backend_input(data: Any) -> bool:
     return backend_of(data) is not None
 
 
-def sql_input(data: Any, *, max_tie_rows: int = MAX_TIE_ROWS) -> SqlInput:
+def sql_input(data: Any, *, max_tie_rows: int = MAX_TIE_ROWS, partial_sums: str = "auto") -> SqlInput:
     """An engine's table with a limit on the rows of the tie table collected from it.
 
     The engine reduces the rows to one row per (group, distinct score); at
@@ -73,11 +74,27 @@ def sql_input(data: Any, *, max_tie_rows: int = MAX_TIE_ROWS) -> SqlInput:
     :class:`~aucpr_stats.ingest.sql_source.TieTableTooLarge` before it is
     collected. Pass the returned object wherever the entry points take data.
 
+    Statistics that are sums over the tie rows need no table: ``aucpr`` with
+    ``estimator="average_precision"`` and/or ``"lower_trapezoid"``, and
+    ``auroc`` (A'), of the full area, without ``fold=``, ``cluster=``,
+    ``weights=`` or ``prevalence=``. For them the engine can add up the sums
+    itself and return one row per group (:mod:`.engine_sums`), exactly; the
+    result then serves the intervals that need only those sums (AUCPR
+    ``"logit"``, ``"binomial"``, ``"wilson"``; AUROC ``"delong"``,
+    ``"logit"``, ``"hanley_mcneil"``, ``"newcombe"``) and refuses the rest
+    (the bootstrap, curves) with a message.
+
     Parameters
     ----------
     data : duckdb.DuckDBPyRelation, Parquet path or pyspark.sql.DataFrame
     max_tie_rows : int
         At least 1; default :data:`MAX_TIE_ROWS` (5,000,000).
+    partial_sums : {"auto", "always", "never"}
+        ``"auto"`` (default): partial sums when the collapsed table of such a
+        call is over ``max_tie_rows`` (the engine then makes a second pass).
+        ``"always"``: partial sums for every call, one pass, nothing per
+        score value collected (other calls are refused). ``"never"``: refuse
+        a table over the limit.
 
     Examples
     --------
@@ -93,22 +110,26 @@ def sql_input(data: Any, *, max_tie_rows: int = MAX_TIE_ROWS) -> SqlInput:
             "`data` of sql_input() must be a DuckDB relation, a Parquet path or a Spark DataFrame; "
             f"got {type(data).__name__}"
         )
-    return SqlInput(data, integer_iv(max_tie_rows, "max_tie_rows", 1))
+    from .sql_source import PARTIAL_SUMS
+
+    return SqlInput(data, integer_iv(max_tie_rows, "max_tie_rows", 1),
+                    choice_iv(partial_sums, "partial_sums", PARTIAL_SUMS))
 
 
 def sql_table(data: Any):
     """The :class:`~aucpr_stats.ingest.sql_source.SqlTable` of an input :func:`backend_of` recognises."""
-    limit = MAX_TIE_ROWS
+    limit, partial_sums = MAX_TIE_ROWS, "auto"
     if isinstance(data, SqlInput):
-        data, limit = data.data, data.max_tie_rows
-    backend = backend_of(data)
-    if backend == "spark":
+        data, limit, partial_sums = data.data, data.max_tie_rows, data.partial_sums
+    if backend_of(data) == "spark":
         from .spark_source import spark_table
 
-        return spark_table(data, limit)
-    from .duckdb_source import duckdb_table
+        table = spark_table(data, limit)
+    else:
+        from .duckdb_source import duckdb_table
 
-    return duckdb_table(data, limit)
+        table = duckdb_table(data, limit)
+    return attrs.evolve(table, partial_sums=partial_sums)
 
 
 def backend_columns(data: Any) -> list[str]:
@@ -116,15 +137,18 @@ def backend_columns(data: Any) -> list[str]:
     return list(sql_table(data).schema.names())
 
 
-def read_backend(data: Any, spec, by: tuple, fold: str | None, paired: bool, collapse: bool = False):
+def read_backend(data: Any, spec, by: tuple, fold: str | None, paired: bool, collapse: bool = False,
+                 sums_ties: str | None = None, thin: int | None = None):
     """The reader :func:`~aucpr_stats.ingest.source_for` returns for these inputs (:func:`.sql_source.read_sql`).
 
     ``collapse``: the statistics asked for read runs of negatives only through their counts, so the engine
-    may collapse them (a table of about two rows per score holding a positive).
+    may collapse them (a table of about two rows per score holding a positive). ``sums_ties``: every statistic
+    asked for is an engine sum (:mod:`.engine_sums`), under this ``ties=`` option. ``thin``: a curve's ``grid=``
+    (the engine thins the table, :meth:`~aucpr_stats.ties.TieTable.thinned`).
     """
     from .sql_source import read_sql
 
     if spec.weights is not None:
         raise InputError("`weights=` is not supported for DuckDB, Parquet or Spark inputs yet; collect the rows "
                          "(e.g. `relation.pl()`) or aggregate the weights per (group, score) first")
-    return read_sql(sql_table(data), spec, by, fold, paired, collapse=collapse)
+    return read_sql(sql_table(data), spec, by, fold, paired, collapse=collapse, sums_ties=sums_ties, thin=thin)

@@ -135,7 +135,12 @@ def expand_levels(keys: pl.DataFrame, columns: Sequence[str], fixed: dict | None
 
 
 def spread_segments(ties: TieTable, position: np.ndarray, n_groups: int) -> TieTable:
-    """The same tie rows with segment ``i`` moved to ``position[i]`` (increasing) and empty segments between."""
+    """The same tie rows with segment ``i`` moved to ``position[i]`` (increasing) and empty segments between.
+
+    A table of engine sums (:mod:`.engine_sums`) moves its groups' statistics.
+    """
+    if ties.stored_sums:
+        return TieTable.deferred(ties.source.spread(position, n_groups))
     lengths = np.zeros(n_groups, dtype=np.int64)
     lengths[position] = np.diff(ties.offsets)
     offsets = np.zeros(n_groups + 1, dtype=np.int64)

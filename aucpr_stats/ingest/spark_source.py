@@ -37,7 +37,7 @@ def _literal(value: Any) -> str:
 
 #: Spark SQL: percentile() is exact and interpolates; a DataFrame has no row order, so messages show no row numbers.
 SPARK = Dialect(name="Spark", quote=_quote, literal=_literal, median="percentile({}, 0.5)", row_number=None,
-                wide_integer="DECIMAL(38, 0)")
+                wide_integer="DECIMAL(38, 0)", integer_division="({0} div {1})")
 
 _SIMPLE = {
     "double": pl.Float64, "float": pl.Float32, "bigint": pl.Int64, "int": pl.Int32, "smallint": pl.Int16,

@@ -30,6 +30,13 @@ with a message saying how many rows would have come. Paired comparisons need
 every row's score under each score column, so they collect one row per
 distinct (keys, outcome, scores) combination with its count, under the same
 limit.
+
+When the collapsed table of a call whose statistics are all sums over the
+tie rows (average precision, the lower trapezoid, A' with DeLong's
+components) is over the limit, the engine computes those sums instead and
+only one row per group reaches Python (:mod:`.engine_sums`); the
+``partial_sums`` option of :func:`~aucpr_stats.ingest.backends.sql_input`
+chooses when.
 """
 
 from __future__ import annotations
@@ -47,17 +54,24 @@ from .exact_scores import score_expressions
 from .keys import group_index, integer_like, ties_from_cells
 from .paired import paired_scores
 from .polars_source import Collected, negative_coding, outcome_coding
+from .sql_reductions import CELL_MISSING as _M
+from .sql_reductions import CELL_POSITIVES as _P
+from .sql_reductions import CELL_ROWS as _N
+from .sql_reductions import CELL_SCORE as _S
+from .sql_reductions import collapsed_query, thinned_query
 
-__all__ = ["Dialect", "SqlTable", "TieTableTooLarge", "read_sql", "sql_conditions", "TABLE"]
+__all__ = ["Dialect", "SqlTable", "TieTableTooLarge", "read_sql", "sql_conditions", "TABLE", "SCORE_INDEX",
+           "PARTIAL_SUMS"]
 
 #: The name queries give the caller's table; each backend binds it to the data.
 TABLE = "__aucpr_t"
 
-_S = "__aucpr_s"
-_P = "__aucpr_pos"
-_N = "__aucpr_n"
-_M = "__aucpr_m"
-_K = "__aucpr_k"
+#: The key column of the score's position when several scores are read (renamed ``score`` at the end).
+SCORE_INDEX = "__aucpr_k"
+_K = SCORE_INDEX
+
+#: The values of ``partial_sums``: when the engine's partial sums replace the collected tie table.
+PARTIAL_SUMS = ("auto", "always", "never")
 _Y = "__aucpr_y"
 _OK = "__aucpr_ok"
 
@@ -86,6 +100,8 @@ class Dialect:
         engine whose tables have no row order (Spark).
     wide_integer : str
         A 128-bit integer type, for sums that overflow 64 bits (:mod:`.sql_sums`).
+    integer_division : str
+        Format string of the floor of ``{0} / {1}`` for non-negative integers.
     """
 
     name: str
@@ -94,6 +110,7 @@ class Dialect:
     median: str
     row_number: str | None
     wide_integer: str = "HUGEINT"
+    integer_division: str = "({0} // {1})"
 
 
 @attrs.frozen(eq=False)
@@ -110,12 +127,16 @@ class SqlTable:
         named :data:`TABLE`.
     max_tie_rows : int
         The most cells (rows of the tie table) collected into Python.
+    partial_sums : {"auto", "always", "never"}
+        When the engine's partial sums per group replace the tie table
+        (:data:`PARTIAL_SUMS`, :func:`~aucpr_stats.ingest.backends.sql_input`).
     """
 
     schema: pl.Schema
     dialect: Dialect
     run: Callable[[str], pl.DataFrame]
     max_tie_rows: int
+    partial_sums: str = "auto"
 
 
 def _count(condition: str) -> str:
@@ -233,14 +254,24 @@ def _float_scores(cells: pl.DataFrame, column: str, direction: str) -> pl.DataFr
     return cells.with_columns(expression.alias(column))
 
 
-def _cell_estimate(table: SqlTable, spec: ColumnSpec, by: list[str], paired: bool) -> list[str]:
-    """``approx_count_distinct`` items estimating the rows the tables would collect (HyperLogLog, same pass)."""
+def _cell_estimate(table: SqlTable, spec: ColumnSpec, sql: _Sql, by: list[str], paired: bool) -> list[str]:
+    """``approx_count_distinct`` items estimating the rows the tables would collect (HyperLogLog, same pass).
+
+    Per score: the distinct (keys, score) cells, and those holding a usable
+    positive (a collapsed table has at least one row for each, and at most
+    about twice as many).
+    """
     q = table.dialect.quote
     if paired:
         return [f"approx_count_distinct(hash({', '.join(q(c) for c in [*by, spec.outcome, *spec.scores])})) "
                 "AS __aucpr_cells_0"]
-    return [f"approx_count_distinct(hash({', '.join(q(c) for c in [*by, name])})) AS __aucpr_cells_{i}"
-            for i, name in enumerate(spec.scores)]
+    items = []
+    for i, name in enumerate(spec.scores):
+        cell = f"hash({', '.join(q(c) for c in [*by, name])})"
+        usable_positive = f"NOT ({sql.y_missing} OR {sql.s_missing[name]}) AND {sql.positive}"
+        items += [f"approx_count_distinct({cell}) AS __aucpr_cells_{i}",
+                  f"approx_count_distinct(CASE WHEN {usable_positive} THEN {cell} END) AS __aucpr_poscells_{i}"]
+    return items
 
 
 def _too_large(table: SqlTable, what: str, estimate: int | None = None) -> TieTableTooLarge:
@@ -252,13 +283,25 @@ def _too_large(table: SqlTable, what: str, estimate: int | None = None) -> TieTa
         "aucpr_stats.ingest.sql_input(data, max_tie_rows=...) if the driver has the memory (about 40 bytes a "
         "row), or coarsen the scores (e.g. round them) in the engine first. Estimators that read the negatives "
         "only between positive rows (average_precision, the trapezoids, interpolated_max, A') collect the "
-        "table with runs of negatives collapsed, about two rows per score holding a positive; "
-        "aucpr_stats.ingest.sql_sums collects nothing proportional to the rows"
+        "table with runs of negatives collapsed, about two rows per score holding a positive; when even that is "
+        "over the limit, average_precision, lower_trapezoid and a_prime come from the engine's partial sums, "
+        "one row per group (with the logit, binomial, wilson and DeLong intervals); pr_curve and roc_curve "
+        "take grid= to collect at most 8 grid + 1 points per group"
     )
 
 
+_COLLAPSED = ("tie table with runs of negatives collapsed (rows holding positives, and one per run of negatives "
+              "between them)")
+
+#: Why ``partial_sums="always"`` is refused for a call that needs more than the sums.
+_NOT_SUMMED = ("partial_sums='always' (aucpr_stats.ingest.sql_input) serves only statistics that are sums over the "
+               "tie rows: aucpr(estimator='average_precision' or 'lower_trapezoid', without recall= or "
+               "prevalence=) and auroc() of the full area, without fold=, cluster= or weights=; this call needs "
+               "the tie table")
+
+
 def _cells(table: SqlTable, spec: ColumnSpec, sql: _Sql, name: str, group_cols: list[str],
-           collapse_direction: str | None = None) -> pl.DataFrame:
+           collapse_direction: str | None = None, thin: tuple[int, str] | None = None) -> pl.DataFrame:
     """One row per (keys, score value): usable rows, usable positives, and rows with something missing.
 
     With ``collapse_direction`` (the score's direction), every run of cells
@@ -266,6 +309,9 @@ def _cells(table: SqlTable, spec: ColumnSpec, sql: _Sql, name: str, group_cols: 
     one cell at the run's lowest score: the table of
     :meth:`~aucpr_stats.ties.TieTable.collapsed`, computed by the engine, so
     that only about two cells per score holding a positive reach Python.
+    With ``thin`` (a grid and the score's direction), the cells of
+    :meth:`~aucpr_stats.ties.TieTable.thinned` come back instead (at most
+    ``8 grid + 1`` per group).
     """
     q = table.dialect.quote
     missing = f"({sql.y_missing} OR {sql.s_missing[name]})"
@@ -276,31 +322,16 @@ def _cells(table: SqlTable, spec: ColumnSpec, sql: _Sql, name: str, group_cols: 
              f"{_count(f'NOT {missing} AND {sql.positive}')} AS {_P}, {_count(f'NOT {missing}')} AS {_N}, "
              f"{_count(missing)} AS {_M} FROM {TABLE} GROUP BY {', '.join([*[q(c) for c in group_cols], score])}")
     if collapse_direction is not None:
-        query = _collapsed_query(query, [q(c) for c in group_cols], collapse_direction)
+        query = collapsed_query(query, [q(c) for c in group_cols], collapse_direction)
+    elif thin is not None:
+        query = thinned_query(query, [q(c) for c in group_cols], thin[1], thin[0], table.dialect)
     cells = table.run(f"{query} LIMIT {table.max_tie_rows + 1}")
     if cells.height > table.max_tie_rows:
-        what = ("tie table with runs of negatives collapsed (rows holding positives, and one per run of "
-                "negatives between them)" if collapse_direction else "tie table (distinct (group, score) pairs)")
+        what = (_COLLAPSED if collapse_direction
+                else f"curve thinned to grid={thin[0]} (at most {8 * thin[0] + 1:,} points per group)" if thin
+                else "tie table (distinct (group, score) pairs)")
         raise _too_large(table, what)
     return cells
-
-
-def _collapsed_query(cells: str, keys: list[str], direction: str) -> str:
-    """The cells with each run of positive-free cells merged into one at its lowest score (in ``direction``)."""
-    order = "DESC" if direction == "higher" else "ASC"
-    lowest = "MIN" if direction == "higher" else "MAX"  # the run's last cell in the score's order
-    partition = f"PARTITION BY {', '.join(keys)} " if keys else ""
-    key_list = "".join(f"{k}, " for k in keys)
-    # run: the number of cells holding positives at or above a cell; a positive-free run shares it
-    marked = (f"SELECT *, SUM(CASE WHEN {_P} > 0 THEN 1 ELSE 0 END) OVER ({partition}ORDER BY {_S} {order} "
-              f"ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS __aucpr_run FROM cells "
-              f"WHERE {_S} IS NOT NULL")
-    group_by = f"GROUP BY {key_list}__aucpr_run"
-    return (f"WITH cells AS ({cells}), marked AS ({marked}) "
-            f"SELECT {key_list}{_S}, {_P}, {_N}, {_M} FROM marked WHERE {_P} > 0 "
-            f"UNION ALL SELECT {key_list}{lowest}({_S}) AS {_S}, 0 AS {_P}, SUM({_N}) AS {_N}, SUM({_M}) AS {_M} "
-            f"FROM marked WHERE {_P} = 0 {group_by} "
-            f"UNION ALL SELECT {key_list}{_S}, {_P}, {_N}, {_M} FROM cells WHERE {_S} IS NULL")
 
 
 def _group_of_rows(keys: pl.DataFrame, frame: pl.DataFrame, keys_by: list[str]) -> np.ndarray:
@@ -326,7 +357,8 @@ def _keys_of(cells: pl.DataFrame, keys_by: list[str], n_rows: int, n_missing: in
 
 
 def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, paired: bool, *,
-             estimate_cells: bool = True, collapse: bool = False) -> Collected:
+             estimate_cells: bool = True, collapse: bool = False, sums_ties: str | None = None,
+             thin: int | None = None) -> Collected:
     """Check counts in one query; the tables, once the checks passed, from the engine's cells.
 
     Parameters
@@ -347,6 +379,18 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
         counts between positive rows (``"negative_runs"`` estimators): the
         engine collapses each run of negatives into one cell, and only that
         table (its size bounded by ``max_tie_rows``) is collected.
+    sums_ties : {"interpolate", "published"}, optional
+        Given when every statistic asked for is one of the engine's partial
+        sums (:data:`~aucpr_stats.ingest.engine_sums.SUMMED_ESTIMATORS`), under
+        this ``ties=`` option: ``build()`` then returns the deferred table of
+        those sums (:func:`~aucpr_stats.ingest.engine_sums.summed_tables`)
+        when the collapsed table is over the limit (``partial_sums="auto"``)
+        or always (``"always"``).
+    thin : int, optional
+        A curve's ``grid=``: the engine thins each group's cells to the rows
+        where recall or the false positive rate crosses a multiple of
+        ``1/thin`` (:meth:`~aucpr_stats.ties.TieTable.thinned`), so at most
+        ``8 thin + 1`` rows per group are collected.
 
     Returns
     -------
@@ -362,9 +406,11 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
     """
     _check_types(table, spec)
     sql = sql_conditions(table, spec)
-    extra = _cell_estimate(table, spec, [*by, *((fold,) if fold else ())], paired) if estimate_cells else []
+    extra = _cell_estimate(table, spec, sql, [*by, *((fold,) if fold else ())], paired) if estimate_cells else []
     stats, directions = _stats(table, spec, sql, tuple(extra))
     estimate = sum(int(stats.pop(k) or 0) for k in [k for k in stats if k.startswith("__aucpr_cells_")])
+    # a collapsed table has at least a row per cell holding a positive
+    positive_estimate = sum(int(stats.pop(k) or 0) for k in [k for k in stats if k.startswith("__aucpr_poscells_")])
     q = table.dialect.quote
     group_cols = [*by, *((fold,) if fold else ())]
 
@@ -383,19 +429,12 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
                            f"ORDER BY {y} LIMIT 12")
         return [(level, int(n)) for level, n in counts.iter_rows()]
 
-    def build() -> tuple:
-        # refused before any cell is collected when the estimate is clearly over the limit (HyperLogLog errs
-        # by a few percent); the LIMIT of the cell queries is the exact check
-        if estimate > 1.1 * table.max_tie_rows and not (collapse and not paired):
-            raise _too_large(table, "paired rows (distinct (group, outcome, scores) combinations)" if paired
-                             else "tie table (distinct (group, score) pairs)", estimate)
-        if paired:
-            return _paired(table, spec, sql, by, directions)
-        keys_by = [*by, *((_K,) if spec.multi_score else ()), *((fold,) if fold else ())]
+    def tie_table(keys_by: list[str]) -> tuple:
         parts = []
         for k, name in enumerate(spec.scores):
             collapse_direction = directions[name] if collapse else None
-            cells = _float_scores(_cells(table, spec, sql, name, group_cols, collapse_direction), _S,
+            thinned = (thin, directions[name]) if thin and not fold else None
+            cells = _float_scores(_cells(table, spec, sql, name, group_cols, collapse_direction, thinned), _S,
                                   directions[name])
             parts.append(cells.with_columns(pl.lit(k, dtype=pl.UInt32).alias(_K)) if spec.multi_score else cells)
         cells = pl.concat(parts, how="vertical_relaxed") if len(parts) > 1 else parts[0]
@@ -403,7 +442,41 @@ def read_sql(table: SqlTable, spec: ColumnSpec, by: tuple, fold: str | None, pai
             raise _too_large(table, "tie table (distinct (group, score) pairs)")
         keys = _keys_of(cells, keys_by, stats["n_rows"], stats["row_missing"])
         usable = cells.filter(pl.col(_N) > 0)
-        ties = ties_from_cells(keys, usable, keys_by, _S, _P, _N, spec.missing == "drop")
+        return ties_from_cells(keys, usable, keys_by, _S, _P, _N, spec.missing == "drop"), keys
+
+    def partial_sums(reason: str) -> tuple:
+        from .engine_sums import summed_tables
+
+        return summed_tables(table, spec, sql, list(by), directions, sums_ties, reason)
+
+    def build() -> tuple:
+        # refused before any cell is collected when the estimate is clearly over the limit (HyperLogLog errs
+        # by a few percent); the LIMIT of the cell queries is the exact check
+        if estimate > 1.1 * table.max_tie_rows and not ((collapse or thin) and not paired):
+            raise _too_large(table, "paired rows (distinct (group, outcome, scores) combinations)" if paired
+                             else "tie table (distinct (group, score) pairs)", estimate)
+        if table.partial_sums == "always" and sums_ties is None:
+            raise InputError(_NOT_SUMMED)
+        if paired:
+            return _paired(table, spec, sql, by, directions)
+        keys_by = [*by, *((_K,) if spec.multi_score else ()), *((fold,) if fold else ())]
+        clearly_over = collapse and positive_estimate > 1.1 * table.max_tie_rows
+        if table.partial_sums == "always":
+            ties, keys = partial_sums("partial_sums='always' was asked for")
+        elif clearly_over and sums_ties is not None and table.partial_sums == "auto":
+            # no pass is spent on a collapsed table that cannot be collected
+            ties, keys = partial_sums(f"its collapsed tie table has about {positive_estimate:,} rows or more "
+                                      f"(estimated), over max_tie_rows={table.max_tie_rows:,}")
+        elif clearly_over:
+            raise _too_large(table, _COLLAPSED, positive_estimate)
+        else:
+            try:
+                ties, keys = tie_table(keys_by)
+            except TieTableTooLarge:
+                if sums_ties is None or table.partial_sums == "never":
+                    raise
+                ties, keys = partial_sums(f"its collapsed tie table has more than max_tie_rows="
+                                          f"{table.max_tie_rows:,} rows")
         if spec.multi_score:
             names = pl.Series(list(spec.scores), dtype=pl.String)
             keys = keys.with_columns(names.gather(keys[_K]).alias(_K)).rename({_K: SCORE_KEY})

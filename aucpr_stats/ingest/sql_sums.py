@@ -32,8 +32,10 @@ precision sums are floating point (summed in the engine's order, so they
 agree with the in-memory path to about 1e-15, not bit for bit).
 
 The engine sorts each group's cells by score in a window; only one row per
-group comes back. Intervals other than DeLong's (the bootstrap, logit, the
-other estimators) need the tie table and are not offered here.
+group comes back. :func:`sql_sums` returns them as a frame; ``aucpr`` and
+``auroc`` return result objects built on the same sums when the tie table is
+too large (:mod:`.engine_sums`), with the intervals those sums serve. The
+bootstrap and the other estimators need the tie table.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from .levels import warn_missing_keys
 from .notes import group_notes, warn_degenerate
 from .sql_source import TABLE, SqlTable, read_sql, sql_conditions
 
-__all__ = ["sql_sums", "SUM_COLUMNS"]
+__all__ = ["sql_sums", "sum_query", "summed_statistics", "SUM_COLUMNS"]
 
 #: The statistics columns of :func:`sql_sums`, after the keys.
 SUM_COLUMNS = ("n_pos", "n_neg", "n_missing", "average_precision", "lower_trapezoid", "a_prime", "se", "lower",
@@ -81,7 +83,11 @@ def _crossing(a: str, f: str, b: str, n: str) -> str:
     return f"CASE WHEN {c} > 0 THEN ({a} * ({phi1}) + {b} * ({phi2})) / NULLIF({c}, 0) ELSE {b} / NULLIF({d}, 0) END"
 
 
-def _query(table: SqlTable, name: str, sql, by: tuple, weight: str, direction: str, ties: str) -> str:
+def sum_query(table: SqlTable, name: str, sql, by, weight: str, direction: str, ties: str) -> str:
+    """The query of one score's sums per group (class counts, missing rows, precision sums, ``U``, ``Q``, ``R``).
+
+    ``weight`` is the SQL of each row's count (``"1"``, or a counts column).
+    """
     q = table.dialect.quote
     wide = table.dialect.wide_integer
     missing = f"({sql.y_missing} OR {sql.s_missing[name]})"
@@ -206,7 +212,7 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
     by = list(spec.by)
     parts = []
     for name in spec.scores:
-        frame = _one_score(table.run(_query(table, name, sql, spec.by, weight, collected.directions[name],
+        frame = _one_score(table.run(sum_query(table, name, sql, spec.by, weight, collected.directions[name],
                                                    ties)), by, level)
         parts.append(frame.with_columns(pl.lit(name).alias(SCORE_KEY)).select(by + [SCORE_KEY] + list(SUM_COLUMNS))
                      if spec.multi_score else frame)
@@ -225,10 +231,14 @@ def sql_sums(data: Any, outcome: str, score: str, by: Any = None, *, positive: A
     return out
 
 
-def _one_score(frame: pl.DataFrame, by: list[str], level: float) -> pl.DataFrame:
-    """The statistics of one score from the engine's sums per group (exact integers to the end)."""
-    if by:
-        frame = frame.sort(by, nulls_last=True)
+def summed_statistics(frame: pl.DataFrame) -> dict[str, np.ndarray]:
+    """The statistics per group from the engine's sums (rows of :func:`sum_query`), exact integers to the end.
+
+    Returns ``n_pos``, ``n_neg``, ``n_missing`` (int64), ``average_precision``,
+    ``lower_trapezoid``, ``a_prime``, ``s10``, ``s01`` and ``se`` (DeLong's
+    standard error of A'): NaN for groups without both classes, ``s10``
+    (``s01``) NaN below two positives (negatives).
+    """
     as_int = (lambda name: [int(v) for v in frame[name].to_list()])
     n_pos, n_neg = as_int("n_pos"), as_int("n_neg")
     u, q, r = as_int("u"), as_int("q"), as_int("r")
@@ -244,13 +254,26 @@ def _one_score(frame: pl.DataFrame, by: list[str], level: float) -> pl.DataFrame
         ap = frame["ap_sum"].to_numpy().astype(np.float64) / pos
         lt = frame["lt_sum"].to_numpy().astype(np.float64) / pos
     both = (pos > 0) & (neg > 0)
-    a_prime, se = np.where(both, a_prime, np.nan), np.where(both, se, np.nan)
-    ap, lt = np.where(both, ap, np.nan), np.where(both, lt, np.nan)
-    lower, upper = _delong_interval(a_prime, se, pos, neg, level)
-    notes = group_notes(np.array(n_pos), np.array(n_neg))
+    nan_outside = (lambda values: np.where(both, values, np.nan))
+    return {"n_pos": np.array(n_pos, dtype=np.int64), "n_neg": np.array(n_neg, dtype=np.int64),
+            "n_missing": np.array(as_int("n_missing"), dtype=np.int64),
+            "average_precision": nan_outside(ap), "lower_trapezoid": nan_outside(lt),
+            "a_prime": nan_outside(a_prime), "s10": nan_outside(s10), "s01": nan_outside(s01),
+            "se": nan_outside(se)}
+
+
+def _one_score(frame: pl.DataFrame, by: list[str], level: float) -> pl.DataFrame:
+    """The columns of :func:`sql_sums` for one score, from the engine's sums per group."""
+    if by:
+        frame = frame.sort(by, nulls_last=True)
+    stats = summed_statistics(frame)
+    n_pos, n_neg = stats["n_pos"], stats["n_neg"]
+    lower, upper = _delong_interval(stats["a_prime"], stats["se"], n_pos.astype(np.float64),
+                                    n_neg.astype(np.float64), level)
     return pl.concat([frame.select(by), pl.DataFrame([
         pl.Series("n_pos", n_pos, dtype=pl.Int64), pl.Series("n_neg", n_neg, dtype=pl.Int64),
-        pl.Series("n_missing", as_int("n_missing"), dtype=pl.Int64),
-        pl.Series("average_precision", ap), pl.Series("lower_trapezoid", lt), pl.Series("a_prime", a_prime),
-        pl.Series("se", se), pl.Series("lower", lower), pl.Series("upper", upper),
-        pl.Series("note", notes, dtype=pl.String)])], how="horizontal")
+        pl.Series("n_missing", stats["n_missing"], dtype=pl.Int64),
+        pl.Series("average_precision", stats["average_precision"]),
+        pl.Series("lower_trapezoid", stats["lower_trapezoid"]), pl.Series("a_prime", stats["a_prime"]),
+        pl.Series("se", stats["se"]), pl.Series("lower", lower), pl.Series("upper", upper),
+        pl.Series("note", group_notes(n_pos, n_neg), dtype=pl.String)])], how="horizontal")

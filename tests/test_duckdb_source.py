@@ -252,6 +252,7 @@ def test_a_table_cut_at_the_limit_does_not_hang():
     """DuckDB 2.0 stopped responding when a query reading a CTE twice was cut short by LIMIT (10^5 rows).
 
     The collapsed and the thinned queries read each CTE once; run in a child process with a timeout.
+    (The old collapsed query hangs on the alternating table below with LIMIT 50,001.)
     """
     import subprocess
     import sys
@@ -262,8 +263,11 @@ def test_a_table_cut_at_the_limit_does_not_hang():
         "from aucpr_stats.ingest import sql_input\n"
         "from aucpr_stats.ingest.sql_source import TieTableTooLarge\n"
         "rel = duckdb.sql('SELECT (random() < 0.3)::INT AS y, random() AS s FROM range(100000)')\n"
-        "with pytest.raises(TieTableTooLarge, match='collapsed'):\n"
-        "    aucpr(sql_input(rel, max_tie_rows=10, partial_sums='never'), 'y', 's', estimator='average_precision')\n"
+        # 5e4 cells holding a positive, 1e5 collapsed rows: under the estimate's threshold, over the LIMIT
+        "alternating = duckdb.sql('SELECT (i % 2 = 0)::INT AS y, i::DOUBLE AS s FROM range(100000) t(i)')\n"
+        "with pytest.raises(TieTableTooLarge, match='collapsed.*more than 50,000 rows'):\n"
+        "    aucpr(sql_input(alternating, max_tie_rows=50_000, partial_sums='never'), 'y', 's',\n"
+        "          estimator='average_precision')\n"
         "with pytest.raises(TieTableTooLarge, match='grid=100'):\n"
         "    pr_curve(sql_input(rel, max_tie_rows=10), 'y', 's', grid=100)\n"
         "print('done')\n"

@@ -22,6 +22,7 @@ import attrs
 
 from .._validate import choice_iv, integer_iv
 from ..exceptions import InputError
+from .sql_table import PARTIAL_SUMS
 
 __all__ = ["SqlInput", "sql_input", "backend_of", "is_backend_input", "is_parquet_path", "backend_columns",
            "sql_table", "read_backend", "MAX_TIE_ROWS"]
@@ -110,8 +111,6 @@ def sql_input(data: Any, *, max_tie_rows: int = MAX_TIE_ROWS, partial_sums: str 
             "`data` of sql_input() must be a DuckDB relation, a Parquet path or a Spark DataFrame; "
             f"got {type(data).__name__}"
         )
-    from .sql_source import PARTIAL_SUMS
-
     return SqlInput(data, integer_iv(max_tie_rows, "max_tie_rows", 1),
                     choice_iv(partial_sums, "partial_sums", PARTIAL_SUMS))
 

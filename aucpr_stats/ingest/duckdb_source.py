@@ -16,7 +16,7 @@ import polars as pl
 
 from ..exceptions import InputError, InputTypeError
 from .backends import is_parquet_path
-from .sql_source import TABLE, Dialect, SqlTable
+from .sql_table import TABLE, Dialect, SqlTable
 
 __all__ = ["DUCKDB", "duckdb_table"]
 

@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from ..ties import TieTable
+from .sql_table import SCORE_INDEX, TieTableTooLarge
 
 __all__ = ["EngineSums", "SUMMED_ESTIMATORS", "SUMMED_METHODS", "summed_tables"]
 
@@ -77,9 +78,7 @@ class EngineSums:
         """The stored values of ``key`` per group, or None."""
         return self.values.get(key)
 
-    def _refuse(self):
-        from .sql_source import TieTableTooLarge
-
+    def _refuse(self) -> TieTableTooLarge:
         return TieTableTooLarge(
             f"this needs the rows of the tie table, and this result holds only the engine's partial sums per "
             f"group: {self.reason}. {_served()}. For the others, raise the limit with "
@@ -121,7 +120,6 @@ def summed_tables(table, spec, sql, by: list[str], directions: dict, ties: str, 
     column ``__aucpr_k`` with several scores), as the tie-table road sorts them.
     """
     from ..estimators.registry import ESTIMATORS
-    from .sql_source import SCORE_INDEX
     from .sql_sums import sum_query, summed_statistics
 
     parts = []

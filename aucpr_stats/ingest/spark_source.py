@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from ..exceptions import InputTypeError
-from .sql_source import TABLE, Dialect, SqlTable
+from .sql_table import TABLE, Dialect, SqlTable
 
 __all__ = ["SPARK", "spark_table", "polars_type"]
 

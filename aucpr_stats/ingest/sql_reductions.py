@@ -59,7 +59,7 @@ def collapsed_query(cells: str, keys: list[str], direction: str) -> str:
 def thinned_query(cells: str, keys: list[str], direction: str, grid: int, dialect) -> str:
     """The cells of :meth:`TieTable.thinned <aucpr_stats.ties.TieTable.thinned>`, in exact integer arithmetic.
 
-    ``dialect`` is the engine's :class:`~aucpr_stats.ingest.sql_source.Dialect` (its integer division).
+    ``dialect`` is the engine's :class:`~aucpr_stats.ingest.sql_table.Dialect` (its integer division).
 
     A cell crosses when ``floor`` or ``ceil`` of its class's running count
     times ``grid`` over the class total changes; crossing cells, the cell

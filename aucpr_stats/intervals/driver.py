@@ -23,7 +23,7 @@ from ..exceptions import InputError, InputTypeError
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
 from ..ingest.engine_sums import SUMMED_METHODS
-from ..ingest.sql_source import TieTableTooLarge
+from ..ingest.sql_table import TieTableTooLarge
 from .boundaries import join_notes
 from .edges import at_the_edges
 from .small_sample import warn_small_sample

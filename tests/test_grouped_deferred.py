@@ -32,7 +32,7 @@ from sklearn.metrics import average_precision_score
 from aucpr_stats import aucpr, auroc
 from aucpr_stats.estimators import PR_ESTIMATORS, ROC_ESTIMATORS
 from aucpr_stats.estimators.engine import evaluate
-from aucpr_stats.ingest import build, class_sort
+from aucpr_stats.ingest import buckets, build, class_sort
 from aucpr_stats.ingest.class_sort import GroupedClasses, collapsed_rows, deferred_tie_table
 from aucpr_stats.ties import TieTable
 
@@ -66,13 +66,13 @@ def threads(request, monkeypatch, bucket_road):
     """Small data cut into several ranges and runs of groups, as large data is; or 64-bit bucket keys."""
     if request.param.startswith("3 threads"):
         monkeypatch.setenv("AUCPR_STATS_THREADS", "3")
-        monkeypatch.setattr(build, "PARALLEL_MIN_ROWS", 1)
+        monkeypatch.setattr(buckets, "PARALLEL_MIN_ROWS", 1)
         monkeypatch.setattr(class_sort, "PARALLEL_MIN_ROWS", 1)
-        monkeypatch.setattr(build, "RANGE_BITS", 3)  # ranges of 8 rows
+        monkeypatch.setattr(buckets, "RANGE_BITS", 3)  # ranges of 8 rows
     else:
         monkeypatch.setenv("AUCPR_STATS_THREADS", "1")
     if request.param.endswith("64-bit keys"):
-        monkeypatch.setattr(build, "KEY32_BITS", 2)
+        monkeypatch.setattr(buckets, "KEY32_BITS", 2)
     return request.param
 
 
@@ -153,9 +153,9 @@ def test_one_group_at_a_time_reads_positive_rows(bucket_road):
 
 def test_continuous_scores_many_rows_against_sklearn(bucket_road, monkeypatch):
     # the fast case (every score distinct) on the threaded roads, against scikit-learn group by group
-    monkeypatch.setattr(build, "PARALLEL_MIN_ROWS", 1000)
+    monkeypatch.setattr(buckets, "PARALLEL_MIN_ROWS", 1000)
     monkeypatch.setattr(class_sort, "PARALLEL_MIN_ROWS", 1000)
-    monkeypatch.setattr(build, "RANGE_BITS", 12)
+    monkeypatch.setattr(buckets, "RANGE_BITS", 12)
     rng = np.random.default_rng(7)
     n, n_groups = 40_000, 7
     group = rng.integers(0, n_groups, n)

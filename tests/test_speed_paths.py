@@ -4,7 +4,7 @@
   on both of its roads, against an oracle from ``np.lexsort``: the same table
   bit for bit, with heavy ties, 0.0 and -0.0, scores one ulp apart, empty
   and one-row groups;
-* :func:`aucpr_stats.ingest.build.bucket_order` against a stable argsort.
+* :func:`aucpr_stats.ingest.buckets.bucket_order` against a stable argsort.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aucpr_stats.ingest import build
-from aucpr_stats.ingest.build import bucket_order, tie_table_from_rows
+from aucpr_stats.ingest import buckets, build
+from aucpr_stats.ingest.buckets import bucket_order
+from aucpr_stats.ingest.build import tie_table_from_rows
 
 
 def lexsort_oracle(group, score, positive, n_groups):
@@ -128,7 +129,7 @@ def test_bucket_order_is_a_stable_argsort(values):
 def test_rows_builder_same_table_on_any_number_of_threads(threads, monkeypatch):
     # every range of rows and every run of groups on its own thread: the table must not change
     monkeypatch.setattr(build, "BUCKET_MIN_ROWS", 0)
-    monkeypatch.setattr(build, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(buckets, "PARALLEL_MIN_ROWS", 1)
     monkeypatch.setenv("AUCPR_STATS_THREADS", threads)
     rng = np.random.default_rng(4)
     n, n_groups = 3000, 9

@@ -28,8 +28,9 @@ import numpy as np
 from ..resample.threads import worker_threads
 from ..ties import TieTable
 from . import build
-from .build import (distinct_ascending, merge_class_buckets, merge_sorted_classes, plus_zero_groups,
-                    sorted_class_buckets, tie_table_from_rows)
+from .buckets import merge_class_buckets, plus_zero_groups, sorted_class_buckets
+from .build import tie_table_from_rows
+from .class_merge import distinct_ascending, merge_sorted_classes
 
 __all__ = ["SortedClasses", "GroupedClasses", "sort_classes", "deferred_tie_table", "pivots_from_sample",
            "rank_among"]
@@ -315,7 +316,7 @@ class GroupedClasses:
     bounds : ndarray of int64, shape (2 * n_segments + 1,)
     neg_below : ndarray of int64, shape (n_positives,)
         For every positive (group by group), the negatives of its group
-        below it (see :func:`~aucpr_stats.ingest.build.sorted_class_buckets`).
+        below it (see :func:`~aucpr_stats.ingest.buckets.sorted_class_buckets`).
     plus_zero : ndarray of bool, shape (n_segments,)
         Groups holding a score 0.0 (not -0.0): their zero scores read 0.0,
         those of the other groups -0.0 (as the eager builder does).
@@ -342,7 +343,7 @@ class GroupedClasses:
         return np.diff(self.bounds)[0::2]
 
     def full_table(self) -> TieTable:
-        """The merged tie table, one segment per group (:func:`~aucpr_stats.ingest.build.merge_class_buckets`)."""
+        """The merged tie table, one segment per group (:func:`~aucpr_stats.ingest.buckets.merge_class_buckets`)."""
         return merge_class_buckets(self.values, self.bounds, self.neg_below, self.plus_zero)
 
     def positive_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -485,7 +486,7 @@ def deferred_tie_table(group: np.ndarray, score: np.ndarray, positive: np.ndarra
 
     With at least :data:`~aucpr_stats.ingest.build.BUCKET_MIN_ROWS` rows per
     group on average (and more than one group), the classes of every group
-    are sorted (:func:`~aucpr_stats.ingest.build.sorted_class_buckets`) and
+    are sorted (:func:`~aucpr_stats.ingest.buckets.sorted_class_buckets`) and
     the table is deferred over them (:class:`GroupedClasses`): statistics
     that read only the collapsed table never merge the classes. Otherwise the
     eager table. Either way, the arrays read are those of the eager builder.

@@ -92,7 +92,9 @@ def sql_input(data: Any, *, max_tie_rows: int = MAX_TIE_ROWS, partial_sums: str 
         At least 1; default :data:`MAX_TIE_ROWS` (5,000,000).
     partial_sums : {"auto", "always", "never"}
         ``"auto"`` (default): partial sums when the collapsed table of such a
-        call is over ``max_tie_rows`` (the engine then makes a second pass).
+        call is over ``max_tie_rows``: found from an estimate in the pass of
+        the data checks when clearly over (nothing else is collected), else
+        by the collapsed query's limit (one more pass).
         ``"always"``: partial sums for every call, one pass, nothing per
         score value collected (other calls are refused). ``"never"``: refuse
         a table over the limit.

@@ -118,7 +118,7 @@ def sql_input(data: Any, *, max_tie_rows: int = MAX_TIE_ROWS, partial_sums: str 
 
 
 def sql_table(data: Any):
-    """The :class:`~aucpr_stats.ingest.sql_source.SqlTable` of an input :func:`backend_of` recognises."""
+    """The :class:`~aucpr_stats.ingest.sql_table.SqlTable` of an input :func:`backend_of` recognises."""
     limit, partial_sums = MAX_TIE_ROWS, "auto"
     if isinstance(data, SqlInput):
         data, limit, partial_sums = data.data, data.max_tie_rows, data.partial_sums

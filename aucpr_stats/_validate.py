@@ -29,6 +29,7 @@ __all__ = [
     "names_or_all_iv",
     "level_iv",
     "seed_iv",
+    "rng_iv",
     "n_boot_iv",
     "MAX_N_BOOT",
     "integer_iv",
@@ -230,6 +231,19 @@ def seed_iv(seed: Any) -> Any:
     if seed < 0:
         raise InputError(f"`seed` must be an integer >= 0; got {seed!r}")
     return int(seed)
+
+
+def rng_iv(rng: Any = None, seed: Any = None) -> Any:
+    """The randomness of a random method: ``rng=`` (SPEC 7), with ``seed=`` kept as its alias.
+
+    Either may be None, an integer >= 0, a :class:`numpy.random.Generator` or a
+    :class:`numpy.random.SeedSequence` (checked by :func:`seed_iv`); the same
+    value under either name gives the same numbers. Both at once are refused.
+    """
+    if rng is not None and seed is not None:
+        raise InputError(f"give the randomness once, as `rng` (or its alias `seed`); got rng={shown(rng)} and "
+                         f"seed={shown(seed)}")
+    return seed_iv(rng if rng is not None else seed)
 
 
 def number_iv(value: Any, argument: str, *, low: float = -math.inf, high: float = math.inf,

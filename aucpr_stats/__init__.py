@@ -26,8 +26,11 @@ from .exceptions import (
     MissingValueError,
     OutcomeError,
     SmallSampleWarning,
+    TieTableTooLarge,
 )
 from .formula import Formula, FormulaError, parse_formula
+from .ingest import sql_input
+from .partial_sums import sql_sums
 from .ingest.direction import DirectionWarning
 from .ingest.levels import MissingKeyWarning
 from .report import PublicationTable, comparison_table, publication_table
@@ -52,6 +55,8 @@ __all__ = [
     "cutoffs",
     "sample_size",
     "power",
+    "sql_input",
+    "sql_sums",
     # results
     "AucprResult",
     "AurocResult",
@@ -86,5 +91,6 @@ __all__ = [
     "SmallSampleWarning",
     "MissingValueError",
     "OutcomeError",
+    "TieTableTooLarge",
     "__version__",
 ]

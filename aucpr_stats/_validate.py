@@ -16,7 +16,6 @@ from typing import Any, Iterable, Sequence
 import attrs
 import numpy as np
 
-from . import _frames
 from .exceptions import ColumnNotFoundError, InputError, InputTypeError
 
 __all__ = [
@@ -150,9 +149,9 @@ def names_iv(value: Any, argument: str, *, allow_none: bool = True) -> tuple[str
     )
 
 
-def columns_exist(data: Any, roles: dict[str, Sequence[str]]) -> list[str]:
-    """Check every named column exists; return the data's column names."""
-    available = _frames.column_names(data)
+def columns_exist(available: Sequence[str], roles: dict[str, Sequence[str]]) -> list[str]:
+    """Check every named column is among the data's column names ``available``; return them as a list."""
+    available = list(available)
     present = set(available)
     for argument, names in roles.items():
         for name in names:
@@ -333,12 +332,13 @@ def negative_iv(negative: Any, positive: Any) -> tuple | None:
     return levels
 
 
-def column_spec_iv(data: Any, outcome: Any, score: Any, by: Any, positive: Any, missing: Any, *,
+def column_spec_iv(columns: Sequence[str], outcome: Any, score: Any, by: Any, positive: Any, missing: Any, *,
                    negative: Any = None, direction: Any = "higher") -> ColumnSpec:
     """Validate the column arguments shared by ``aucpr``, ``auroc`` and friends.
 
-    ``score`` may be one column name or a list of names; several scores add a
-    ``score`` key column (after the ``by`` keys) to every result frame.
+    ``columns`` are the data's column names. ``score`` may be one column name
+    or a list of names; several scores add a ``score`` key column (after the
+    ``by`` keys) to every result frame.
     """
     outcome = _column_name(outcome, "outcome")
     score = scores_iv(score)
@@ -355,15 +355,15 @@ def column_spec_iv(data: Any, outcome: Any, score: Any, by: Any, positive: Any, 
             f"`by` contains a column named {SCORE_KEY!r}, which clashes with the {SCORE_KEY!r} key column "
             "that several scores add to the results; rename that grouping column"
         )
-    columns_exist(data, {"outcome": [outcome], "score": scores, "by": by_names})
+    columns_exist(columns, {"outcome": [outcome], "score": scores, "by": by_names})
     negative = negative_iv(negative, positive)
     direction = choice_iv(direction, "direction", DIRECTIONS)
     return ColumnSpec(outcome=outcome, score=score, by=by_names, positive=scalar_iv(positive), missing=missing,
                       negative=negative, direction=direction)
 
 
-def extra_column_iv(data: Any, value: Any, argument: str, spec: ColumnSpec) -> str:
-    """One more column with a role of its own (``fold``, ``between``): a name in ``data`` that has no other role."""
+def extra_column_iv(columns: Sequence[str], value: Any, argument: str, spec: ColumnSpec) -> str:
+    """One more column with a role of its own (``fold``, ``between``): one of ``columns`` with no other role."""
     if isinstance(value, (list, tuple)) and len(value) == 1:
         value = value[0]
     if isinstance(value, (list, tuple)):
@@ -373,5 +373,5 @@ def extra_column_iv(data: Any, value: Any, argument: str, spec: ColumnSpec) -> s
     if name in roles:
         raise InputError(f"`{argument}` column {name!r} is already the `{roles[name]}` column; "
                          f"name a separate {argument} column")
-    columns_exist(data, {argument: [name]})
+    columns_exist(columns, {argument: [name]})
     return name

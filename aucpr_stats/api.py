@@ -12,8 +12,7 @@ from .estimators.registry import records
 from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .estimators.engine import evaluate
 from .estimators.partial import partial_iv, partial_names
-from .ingest import read
-from .ingest.engine_sums import SUMMED_ESTIMATORS
+from .request import open_data
 from .results import AucprResult, AurocResult, EstimateResult
 
 __all__ = ["aucpr", "auroc"]
@@ -40,15 +39,12 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     if window is not None:
         names = partial_names(metric, names, window)
     chosen = records(metric, names, ties, prevalence=prevalence)
-    # no estimator reads the negatives one by one: an engine may collapse their runs before collecting
-    collapse = all(record.reads != "every_row" for record in chosen)
-    # every estimator is a sum over tie rows an engine can add up (not a partial area, not at a stated prevalence)
-    summed = all(record.name in SUMMED_ESTIMATORS[metric] and record is registry[record.name].under(ties)
-                 for record in chosen)
-    ingested = read(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    fold=fold, negative=negative, direction=direction, unused_levels=unused_levels,
-                    weights=weights, cluster=cluster, collapse=collapse, sums_ties=ties if summed else None,
-                    stacklevel=3)
+    # what the records need from the data (an engine may collapse runs of negatives, or add up partial sums)
+    request, ingested = open_data(metric, data_or_formula, data, outcome, score, by, positive=positive,
+                                  missing=missing, fold=fold, negative=negative, direction=direction,
+                                  unused_levels=unused_levels, weights=weights, cluster=cluster,
+                                  prevalence=prevalence, metric=metric, records=chosen, registry=registry, ties=ties,
+                                  stacklevel=3)
     result = _RESULTS[metric](
         ties=ingested.ties,
         keys=ingested.keys,

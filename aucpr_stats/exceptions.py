@@ -13,6 +13,7 @@ __all__ = [
     "ColumnNotFoundError",
     "MissingValueError",
     "OutcomeError",
+    "TieTableTooLarge",
     "DegenerateGroupWarning",
     "LowEffectiveSampleSizeWarning",
     "SmallSampleWarning",
@@ -46,6 +47,15 @@ class OutcomeError(InputError):
     """The outcome column cannot be read as a binary outcome."""
 
 
+class TieTableTooLarge(InputError):
+    """The tie table (or the paired rows) an engine would send is larger than the limit on what is collected.
+
+    Raised before the table is collected where its size can be estimated; the
+    message says how many rows would have come and what can be computed
+    instead (``docs/backends.md``).
+    """
+
+
 class DegenerateGroupWarning(UserWarning):
     """Some groups have no positives or no negatives; their estimate is NaN."""
 
@@ -58,8 +68,6 @@ class SmallSampleWarning(UserWarning):
     :data:`aucpr_stats.intervals.small_sample.MIN_POSITIVES` (from the
     validation report, ``docs/validation.md``).
     """
-
-
 
 
 class LowEffectiveSampleSizeWarning(UserWarning):

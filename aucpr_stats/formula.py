@@ -20,12 +20,10 @@ every result), and the part after ``|`` the grouping columns (``by``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import attrs
-import polars as pl
 
-from . import _frames
 from ._validate import shown
 from .exceptions import InputError, InputTypeError
 
@@ -215,13 +213,13 @@ def parse_formula(text: Any) -> Formula:
     return Formula(outcome=outcome, scores=tuple(scores), by=tuple(by))
 
 
-def _is_frame_like(value: Any) -> bool:
-    from .ingest.backends import is_backend_input  # DuckDB relations, Parquet paths, Spark DataFrames
+def _frame_or_path(value: Any) -> bool:
+    """Without a reader's ``is_data``: anything that is not text is taken for data."""
+    return value is not None and not isinstance(value, (str, bytes))
 
-    return isinstance(value, (pl.DataFrame, pl.LazyFrame)) or _frames.is_pandas_frame(value) or is_backend_input(value)
 
-
-def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, function: str = "aucpr") -> tuple:
+def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, function: str = "aucpr",
+            is_data: Callable[[Any], bool] = _frame_or_path) -> tuple:
     """Turn the formula or column interface of an entry point into ``(data, outcome, score, by)``.
 
     Accepted calls (``f`` is any public entry point):
@@ -240,6 +238,10 @@ def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, functio
         The column arguments as given.
     function : str
         The entry point's name, for messages.
+    is_data : callable
+        Whether a value is data (a frame, a Parquet path) rather than a
+        formula or a column name: the reader's one detection
+        (:func:`aucpr_stats.ingest.source.is_data`).
 
     Raises
     ------
@@ -249,13 +251,13 @@ def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, functio
         The formula does not parse.
     """
     formula = None
-    if isinstance(first, str) and not _is_frame_like(first):  # a Parquet path is data, not a formula
+    if isinstance(first, str) and not is_data(first):  # a Parquet path is data, not a formula
         formula = first
-        if data is None and _is_frame_like(outcome):
+        if data is None and is_data(outcome):
             data, outcome = outcome, None
     else:
         if first is not None:
-            if data is not None and not _is_frame_like(first):
+            if data is not None and not is_data(first):
                 raise InputTypeError(
                     f"{function}() takes a formula string or the data frame as its first argument; got "
                     f"{shown(first)} of type {type(first).__name__}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from aucpr_stats.ingest.build import tie_table_from_counts
+from aucpr_stats.tables import tie_table_from_counts
 
 
 def cluster_tables(group, cluster, y, s, w=None):

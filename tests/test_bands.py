@@ -21,7 +21,7 @@ from aucpr_stats.curves.smoothing import (
     weighted_quantile,
 )
 from aucpr_stats.exceptions import LowEffectiveSampleSizeWarning
-from aucpr_stats.ingest.build import tie_table_from_sorted
+from aucpr_stats.tables import tie_table_from_sorted
 from aucpr_stats.resample import Streams
 from aucpr_stats.curves import pr_curve, pr_step
 from aucpr_stats.exceptions import InputError, InputTypeError

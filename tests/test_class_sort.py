@@ -20,7 +20,7 @@ import aucpr_stats
 from aucpr_stats.ingest import polars_source as _ingest
 from aucpr_stats.ingest.class_sort import pivots_from_sample, rank_among, sort_classes
 from aucpr_stats.ties import TieTable
-from aucpr_stats.ingest.build import tie_table_from_classes
+from aucpr_stats.tables import tie_table_from_classes
 from aucpr_stats.estimators import PR_ESTIMATORS
 from aucpr_stats.estimators import ROC_ESTIMATORS
 

@@ -126,8 +126,8 @@ def test_duckdb_thins_before_collecting(name, grid):
 
 def test_bounded_on_an_engine():
     """Only the thinned cells are collected: a limit below the full table but above 8 grid + 1 per group."""
-    from aucpr_stats.ingest import sql_input
-    from aucpr_stats.ingest.sql_source import TieTableTooLarge
+    from aucpr_stats import sql_input
+    from aucpr_stats import TieTableTooLarge
 
     rel = duckdb.sql("SELECT (i % 4 = 0)::INT AS y, random() + (i % 4 = 0)::INT AS s, i % 3 AS g "
                      "FROM range(30000) t(i)")

@@ -295,12 +295,15 @@ def test_command_line_design_flags_reach_the_table_and_its_footnote(tmp_path):
     assert "at a stated prevalence of 0.02" in text.read_text() and "bootstrap" in text.read_text()
 
 
-def test_duckdb_input_clusters_like_memory_and_refuses_weights():
+def test_duckdb_input_clusters_and_weights_like_memory():
     duckdb = pytest.importorskip("duckdb")
     df = _frame(23)
     relation = duckdb.sql("select * from df")
-    with pytest.raises(InputError, match="`weights=` is not supported for DuckDB"):
-        aucpr(relation, "y", "s", weights="w")
+    # weights: the engine reduces the rows to (group, score, weight) cells, as polars does in memory
+    engine, memory = aucpr(relation, "y", "s", by="g", weights="w"), aucpr(df, "y", "s", by="g", weights="w")
+    assert engine.to_frame().equals(memory.to_frame()) and engine.conf_int_polars().equals(memory.conf_int_polars())
+    assert engine.conf_int_polars(method="bootstrap", n_boot=100, seed=4).equals(
+        memory.conf_int_polars(method="bootstrap", n_boot=100, seed=4))
     via_sql = aucpr(relation, "y", "s", by="g", cluster="c").conf_int_polars(n_boot=100, seed=4)
     memory = aucpr(df, "y", "s", by="g", cluster="c").conf_int_polars(n_boot=100, seed=4)
     assert via_sql["upper"].to_list() == memory["upper"].to_list()

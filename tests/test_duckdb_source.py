@@ -8,6 +8,9 @@ tie table gives identical replicates) and the warnings must be equal.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import polars as pl
 import pytest
@@ -16,9 +19,9 @@ duckdb = pytest.importorskip("duckdb")
 
 from aucpr_stats import aucpr, auroc, compare
 from aucpr_stats.exceptions import InputError, InputTypeError, MissingValueError, OutcomeError
-from aucpr_stats.ingest import sql_input
-from aucpr_stats.ingest.backends import backend_of
-from aucpr_stats.ingest.sql_source import TieTableTooLarge
+from aucpr_stats import sql_input
+from aucpr_stats.ingest import detect, is_data
+from aucpr_stats import TieTableTooLarge
 from tests.backend_cases import CASES, assert_same, cohort, with_missing
 
 
@@ -57,14 +60,20 @@ def test_parquet_paths_globs_and_the_formula_interface(tmp_path):
         aucpr(str(tmp_path / "absent.parquet"), "y", "s")
 
 
-def test_detected_without_importing_the_engine(con):
-    assert backend_of(con.sql("SELECT 1 AS y")) == "duckdb"
-    assert backend_of("data/part-*.PARQUET") == "parquet"
-    assert backend_of("y ~ s") is None and backend_of(cohort()) is None
-    # Spark's classic and Connect DataFrames, by their module and name (no pyspark needed)
-    for module in ("pyspark.sql.classic.dataframe", "pyspark.sql.connect.dataframe", "pyspark.sql.dataframe"):
-        fake = type("DataFrame", (), {"__module__": module})()
-        assert backend_of(fake) == "spark"
+def test_detected_once_and_read_by_the_engine(con):
+    source = detect(con.sql("SELECT 1 AS y"))
+    assert (source.backend, source.in_memory, source.engine.name) == ("duckdb", False, "DuckDB")
+    assert is_data("data/part-*.PARQUET") and not is_data("y ~ s") and is_data(cohort())
+    assert detect(cohort()).in_memory and detect(cohort().lazy()).in_memory
+
+
+def test_detecting_a_frame_imports_no_engine():
+    # narwhals recognises DuckDB, Spark, ibis and dask objects only once their library is loaded
+    code = ("import sys, polars as pl, aucpr_stats\n"
+            "aucpr_stats.auroc(pl.DataFrame({'y': [0, 1, 0, 1], 's': [0.1, 0.4, 0.35, 0.8]}), 'y', 's')\n"
+            "print(sorted(m for m in ('duckdb', 'pyspark', 'ibis', 'dask') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_ties_across_classes_follow_the_default_tie_rule(con):
@@ -118,20 +127,17 @@ def test_no_rows(con):
         aucpr(relation(con, cohort()[:0]), "y", "s")
 
 
-def test_a_tie_table_over_the_limit_is_refused_before_it_is_collected(con):
+def test_a_tie_table_over_the_limit_is_refused(con):
     rel = relation(con, cohort())  # about 60 distinct scores
-    with pytest.raises(TieTableTooLarge, match=r"about \d+ rows \(estimated\), over max_tie_rows=10: refused before"):
+    with pytest.raises(TieTableTooLarge, match=r"more than 10 rows, over max_tie_rows=10: refused"):
         aucpr(sql_input(rel, max_tie_rows=10), "y", "s")
     with pytest.raises(TieTableTooLarge, match="paired rows"):
         compare(sql_input(rel, max_tie_rows=10), "y", ["s", "s2"])
 
 
-def test_the_exact_limit_backs_up_the_estimate(con, monkeypatch):
-    """Just over the limit (within the estimate's error): the LIMIT of the cell query refuses."""
-    from aucpr_stats.ingest import sql_source
-
+def test_the_limit_is_exact(con):
+    """One cell over the limit is refused (the query is cut at the limit + 1 rows); at the limit, collected."""
     n_cells = cohort()["s"].n_unique()
-    monkeypatch.setattr(sql_source, "_cell_estimate", lambda *args: [])  # no estimate: the exact check alone
     with pytest.raises(TieTableTooLarge, match=f"more than {n_cells - 1:,} rows, over max_tie_rows"):
         aucpr(sql_input(relation(con, cohort()), max_tie_rows=n_cells - 1), "y", "s")
     exactly = aucpr(sql_input(relation(con, cohort()), max_tie_rows=n_cells), "y", "s").to_frame()
@@ -210,7 +216,7 @@ def test_collapsed_runs_of_negatives_give_the_in_memory_numbers_and_respect_the_
     import pytest
 
     from aucpr_stats import aucpr, auroc
-    from aucpr_stats.ingest import sql_input
+    from aucpr_stats import sql_input
 
     rng = np.random.default_rng(3)
     n = 6000
@@ -260,8 +266,8 @@ def test_a_table_cut_at_the_limit_does_not_hang():
     code = (
         "import duckdb, pytest\n"
         "from aucpr_stats import aucpr, pr_curve\n"
-        "from aucpr_stats.ingest import sql_input\n"
-        "from aucpr_stats.ingest.sql_source import TieTableTooLarge\n"
+        "from aucpr_stats import sql_input\n"
+        "from aucpr_stats import TieTableTooLarge\n"
         "rel = duckdb.sql('SELECT (random() < 0.3)::INT AS y, random() AS s FROM range(100000)')\n"
         # 5e4 cells holding a positive, 1e5 collapsed rows: under the estimate's threshold, over the LIMIT
         "alternating = duckdb.sql('SELECT (i % 2 = 0)::INT AS y, i::DOUBLE AS s FROM range(100000) t(i)')\n"

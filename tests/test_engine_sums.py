@@ -22,8 +22,8 @@ duckdb = pytest.importorskip("duckdb")
 
 from aucpr_stats import aucpr, auroc, pr_curve
 from aucpr_stats.exceptions import InputError, InputTypeError
-from aucpr_stats.ingest import sql_input
-from aucpr_stats.ingest.sql_source import TieTableTooLarge
+from aucpr_stats import sql_input
+from aucpr_stats import TieTableTooLarge
 from tests.backend_cases import cohort, with_missing
 
 TOL = 1e-12
@@ -186,15 +186,21 @@ def test_partial_sums_option():
     assert collected.conf_int(method="bootstrap", n_boot=20, seed=1).height == 3
 
 
-def test_the_table_is_found_too_large_by_its_estimate_or_by_the_limit():
-    """Far over the limit, the HyperLogLog estimate of the cells holding positives sends the call to the sums
-    without a pass over the collapsed table; near it, the collapsed query's LIMIT finds it (one pass more)."""
+def test_the_table_is_found_too_large_by_its_counts_or_by_the_limit():
+    """More positives than the limit: the sums first, which count the cells holding positives (a collapsed
+    table has a row for each); the collapsed table only if they fit. Fewer: the collapsed query's LIMIT decides."""
     frame = pl.DataFrame({"y": [i % 2 for i in range(200)], "s": list(range(200))})  # 100 positive cells, 100 runs
     rel = duckdb.from_arrow(frame.to_arrow())
     want = aucpr(frame, "y", "s", estimator="average_precision").estimate
     near = aucpr(sql_input(rel, max_tie_rows=150), "y", "s", estimator="average_precision")
     far = aucpr(sql_input(rel, max_tie_rows=20), "y", "s", estimator="average_precision")
     assert near.ties.stored_sums and "more than max_tie_rows=150 rows" in near.ties.source.reason
-    assert far.ties.stored_sums and "(estimated), over max_tie_rows=20" in far.ties.source.reason
+    assert far.ties.stored_sums and "more than max_tie_rows=20 rows" in far.ties.source.reason
     assert near.estimate == pytest.approx(want, rel=TOL) and far.estimate == pytest.approx(want, rel=TOL)
+    # 100 positives over 5 distinct scores: the sums find 5 positive cells, and the collapsed table is collected
+    coarse = pl.DataFrame({"y": [i % 2 for i in range(200)], "s": [i % 5 for i in range(200)]})
+    few_cells = aucpr(sql_input(duckdb.from_arrow(coarse.to_arrow()), max_tie_rows=20), "y", "s",
+                      estimator="average_precision")
+    assert not few_cells.ties.stored_sums
+    assert few_cells.to_frame().equals(aucpr(coarse, "y", "s", estimator="average_precision").to_frame())
     assert not aucpr(sql_input(rel, max_tie_rows=250), "y", "s", estimator="average_precision").ties.stored_sums

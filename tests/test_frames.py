@@ -8,6 +8,7 @@ import polars as pl
 import pytest
 
 from aucpr_stats import _frames, aucpr
+from aucpr_stats.ingest import detect
 
 
 def _no_pyarrow(*args, **kwargs):
@@ -28,9 +29,9 @@ def test_fallback_matches_pyarrow_conversion(monkeypatch):
     frame = pandas_frame()
     expected = pl.from_pandas(frame)
     monkeypatch.setattr(pl, "from_pandas", _no_pyarrow)
-    lazy, kind = _frames.to_lazy(frame)
-    got = lazy.collect()
-    assert kind == "pandas"
+    source = detect(frame)
+    got = source.frame(list(frame.columns)).to_native().collect()
+    assert source.output == "pandas"
     for name in frame.columns:
         assert got[name].cast(pl.String).to_list() == expected[name].cast(pl.String).to_list(), name
     assert got["y"].null_count() == 1 and got["s"].null_count() == 1 and got["site"].null_count() == 1

@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import average_precision_score
 
 from aucpr_stats.ties import TieTable
-from aucpr_stats.ingest.build import tie_table_from_sorted
+from aucpr_stats.tables import tie_table_from_sorted
 from aucpr_stats import resample as boot
 from aucpr_stats.estimators import PR_ESTIMATORS, average_precision, reduction_for
 from aucpr_stats.estimators.average_precision import average_precision_replicates

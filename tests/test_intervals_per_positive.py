@@ -11,7 +11,7 @@ from sklearn.metrics import average_precision_score
 
 from aucpr_stats import aucpr
 from aucpr_stats.ties import TieTable
-from aucpr_stats.ingest.build import tie_table_from_sorted
+from aucpr_stats.tables import tie_table_from_sorted
 from aucpr_stats.estimators import PR_ESTIMATORS, average_precision
 from aucpr_stats.estimators.threshold_trapezoid import threshold_trapezoid
 from aucpr_stats.exceptions import InputError

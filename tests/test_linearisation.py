@@ -16,7 +16,7 @@ from aucpr_stats.estimators import average_precision
 from aucpr_stats.estimators.prevalence import at_prevalence
 from aucpr_stats.estimators.roc import a_prime
 from aucpr_stats.exceptions import InputError
-from aucpr_stats.ingest.build import tie_table_from_rows
+from aucpr_stats.tables import tie_table_from_rows
 from aucpr_stats.intervals import delong_se, obuchowski_components
 from aucpr_stats.intervals.linearisation import (
     a_prime_gradient,

@@ -60,8 +60,8 @@ def test_a_frame_given_twice_is_still_said_so(df):
 
 
 def test_a_non_frame_as_data_names_data(df):
-    with pytest.raises(InputTypeError, match=r"`data` must be a pandas DataFrame, a polars DataFrame or a "
-                                             r"polars LazyFrame; got int"):
+    with pytest.raises(InputTypeError, match=r"`data` must be a pandas or polars DataFrame, a polars LazyFrame, "
+                                             r"a pyarrow Table, .*; got int"):
         aucpr(123, "y", "s")
 
 

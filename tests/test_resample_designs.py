@@ -18,7 +18,7 @@ from scipy import stats
 
 from aucpr_stats.estimators import a_prime, average_precision
 from aucpr_stats.exceptions import InputError
-from aucpr_stats.ingest.build import tie_table_from_counts
+from aucpr_stats.tables import tie_table_from_counts
 from aucpr_stats.resample import (
     ClusterUnits,
     Streams,

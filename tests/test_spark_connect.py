@@ -24,7 +24,7 @@ if shutil.which("java") is None:
 
 from aucpr_stats import auroc
 from aucpr_stats.exceptions import MissingValueError
-from aucpr_stats.ingest.backends import backend_of
+from aucpr_stats.ingest import detect
 from tests.backend_cases import assert_same, cohort, with_missing
 
 #: The Connect path is the same SQL as the classic one: a few cases, each a different road.
@@ -53,7 +53,7 @@ def connect_frame(session, frame: pl.DataFrame):
 def test_a_connect_frame_is_a_spark_input(connect):
     df = connect_frame(connect, cohort())
     assert type(df).__module__.startswith("pyspark.sql.connect")
-    assert backend_of(df) == "spark"
+    assert detect(df).engine.name == "Spark" and not detect(df).in_memory
     with pytest.raises(MissingValueError, match="not numbered, Spark tables have no row order"):
         auroc(connect_frame(connect, with_missing(cohort())), "y", "s")
 
@@ -66,7 +66,7 @@ def test_results_equal_the_in_memory_path(connect, case):
 def test_partial_sums_on_connect(connect):
     import duckdb
 
-    from aucpr_stats.ingest.sql_sums import sql_sums
+    from aucpr_stats import sql_sums
     from tests.test_sql_sums import assert_close
 
     frame = cohort()

@@ -20,9 +20,9 @@ if shutil.which("java") is None:
 
 from aucpr_stats import aucpr, compare
 from aucpr_stats.exceptions import InputError, InputTypeError, MissingValueError
-from aucpr_stats.ingest import sql_input
-from aucpr_stats.ingest.backends import backend_of
-from aucpr_stats.ingest.sql_source import TieTableTooLarge
+from aucpr_stats import sql_input
+from aucpr_stats.ingest import detect
+from aucpr_stats import TieTableTooLarge
 from tests.backend_cases import assert_same, cohort, with_missing
 
 #: A subset of tests/backend_cases.CASES (all of them run on DuckDB): Spark's local mode costs about a second a query.
@@ -60,7 +60,7 @@ def test_results_equal_the_in_memory_path(spark, case):
 def test_detection_errors_and_the_limit(spark):
     frame = with_missing(cohort())
     df = spark_frame(spark, frame)
-    assert backend_of(df) == "spark"
+    assert detect(df).engine.name == "Spark" and not detect(df).in_memory
     for call, error in [(lambda d: aucpr(d, "y", "s"), MissingValueError),
                         (lambda d: aucpr(d, "y", "label"), InputTypeError),
                         (lambda d: aucpr(d, "y", "nope"), InputError)]:
@@ -87,7 +87,7 @@ def test_partial_sums_in_decimal_38(spark):
     """sql_sums on Spark: windows per group, DECIMAL(38, 0) sums past 64 bits, equal to the DuckDB sums."""
     import duckdb
 
-    from aucpr_stats.ingest.sql_sums import sql_sums
+    from aucpr_stats import sql_sums
     from tests.test_sql_sums import assert_close
 
     big = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 5, "y": [1, 1, 0, 0, 1, 0, 1, 0, 0],

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from aucpr_stats.ingest import buckets, build
 from aucpr_stats.ingest.buckets import bucket_order
-from aucpr_stats.ingest.build import tie_table_from_rows
+from aucpr_stats.tables import tie_table_from_rows
 
 
 def lexsort_oracle(group, score, positive, n_groups):

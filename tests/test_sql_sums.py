@@ -22,7 +22,7 @@ from aucpr_stats import aucpr, auroc
 from aucpr_stats.estimators import average_precision, lower_trapezoid
 from aucpr_stats.estimators.roc import delong_components
 from aucpr_stats.exceptions import InputError, InputTypeError, MissingValueError
-from aucpr_stats.ingest.sql_sums import sql_sums
+from aucpr_stats import sql_sums
 from aucpr_stats.ties import TieTable
 from tests.backend_cases import cohort, with_missing
 
@@ -147,7 +147,7 @@ def test_errors(con):
     assert str(got.value) == str(expected.value)
     with pytest.raises(InputTypeError, match="`counts` column 'label' must hold integers"):
         sql_sums(rel, "y", "s2", counts="label")
-    with pytest.raises(InputTypeError, match="must be a DuckDB relation"):
+    with pytest.raises(InputTypeError, match="must be an engine's table"):
         sql_sums(frame, "y", "s2")
     with pytest.raises(InputError, match="single level"):
         sql_sums(con.sql("SELECT 1 AS y, 0.5 AS s"), "y", "s")
@@ -176,7 +176,7 @@ def test_direction_auto_is_reported_at_the_callers_line():
     import polars as pl
 
     from aucpr_stats.ingest.direction import DirectionWarning
-    from aucpr_stats.ingest.sql_sums import sql_sums
+    from aucpr_stats import sql_sums
 
     rng = np.random.default_rng(0)
     y = rng.random(300) < 0.3

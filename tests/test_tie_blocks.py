@@ -21,7 +21,7 @@ from aucpr_stats import aucpr, pr_curve
 from aucpr_stats.estimators import PR_ESTIMATORS
 from aucpr_stats.estimators.tie_blocks import crossing_precision, expected_average_precision, harmonic_difference
 from aucpr_stats.exceptions import InputError
-from aucpr_stats.ingest.build import tie_table_from_sorted
+from aucpr_stats.tables import tie_table_from_sorted
 
 NONPARAMETRIC = [name for name in PR_ESTIMATORS if name not in ("binormal", "expected_average_precision")]
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aucpr_stats.ties import TieTable
-from aucpr_stats.ingest.build import tie_table_from_classes, tie_table_from_rows, tie_table_from_sorted
+from aucpr_stats.tables import tie_table_from_classes, tie_table_from_rows, tie_table_from_sorted
 
 
 def brute_force_tie_table(groups, scores, labels, n_groups):

@@ -14,7 +14,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 from aucpr_stats.estimators import ESTIMATORS
 from aucpr_stats.estimators.registry import records
-from aucpr_stats.ingest.build import tie_table_from_rows
+from aucpr_stats.tables import tie_table_from_rows
 from aucpr_stats.ties import TieTable
 
 # read the weights as frequencies (n - 1 denominators, expectations over row orders): not scale-invariant

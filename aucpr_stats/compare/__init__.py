@@ -23,10 +23,10 @@ from ..exceptions import InputError
 from ..estimators.partial import partial_iv, partial_names
 from ..estimators.registry import records
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
-from ..ingest import read
+from ..request import open_data
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
-from .clustered import compare_paired_clustered, with_row_ids
+from .clustered import compare_paired_clustered
 from .paired import compare_paired, delong_paired, score_pairs
 from .heterogeneity import HeterogeneityResult, heterogeneity
 from .interaction import LevelTables, PairedRows, interaction
@@ -264,16 +264,18 @@ def compare(
     estimators = records(metric, names, ties_iv(ties), prevalence=prevalence)
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
     rows_as_clusters = weights is not None and cluster is None and between is None
-    if rows_as_clusters:  # weighted pairs: every row its own cluster, so the rows carry their weights
-        data_or_formula, data, cluster = with_row_ids(data_or_formula, data)
+    # weighted pairs: every row its own cluster (the front door numbers the rows), so the rows carry their weights
     if weights is not None and between is not None and method == "delong":
         raise InputError("an unpaired weighted comparison of AUROC uses method='bootstrap' (the weighted "
                          "bootstrap of each level)")
     # clustered pairs: one table per (group, score) with its clusters, instead of the paired rows
-    ingested = read("compare", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    between=between, paired=between is None and cluster is None, negative=negative,
-                    direction=direction, unused_levels=unused_levels, cluster=cluster, weights=weights,
-                    stacklevel=3)
+    request, ingested = open_data("compare", data_or_formula, data, outcome, score, by, positive=positive,
+                                  missing=missing, between=between,
+                                  paired=between is None and cluster is None and not rows_as_clusters,
+                                  negative=negative, direction=direction, unused_levels=unused_levels,
+                                  cluster=cluster, weights=weights,
+                                  rows_as_clusters=rows_as_clusters, prevalence=prevalence, metric=metric,
+                                  records=estimators, ties=ties_iv(ties), stacklevel=3)
     spec = ingested.spec
     if between is None and len(spec.scores) < 2:
         raise InputError(
@@ -284,7 +286,7 @@ def compare(
         raise InputError(f"`reference` must be one of `score` {list(spec.scores)}; got {reference!r}")
     common = dict(metric=metric, method=method, level=level, reference=reference, estimators=names,
                   n_boot=n_boot if method == "bootstrap" else None)
-    if between is None and cluster is not None:
+    if between is None and (cluster is not None or rows_as_clusters):
         table = compare_paired_clustered(ingested, estimators, seed, common, rows_as_clusters)
     elif between is None:
         table = compare_paired(ingested, estimators, seed, common, progress)

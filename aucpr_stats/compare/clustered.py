@@ -18,7 +18,6 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
-from .. import _frames
 from ..estimators.engine import evaluate
 from ..exceptions import InputError
 from ..ingest import Ingested
@@ -29,26 +28,7 @@ from ..ties import TieTable
 from .statistics import (difference_columns, paired_block, warn_small_rows, with_edge_notes,
                          withhold_below_minimum)
 
-__all__ = ["compare_paired_clustered", "segment_variances", "cluster_design", "weighted_design", "with_row_ids"]
-
-#: The column of row numbers a weighted paired comparison adds (each row its own cluster).
-ROW_ID = "row_id_of_aucpr_stats"
-
-
-def with_row_ids(data_or_formula: Any, data: Any) -> tuple[Any, Any, str]:
-    """The caller's frame with a column of row numbers (the clusters of a weighted paired comparison)."""
-    def add(frame: Any) -> Any:
-        if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
-            return frame.with_row_index(ROW_ID)
-        if _frames.is_pandas_frame(frame):
-            return frame.assign(**{ROW_ID: np.arange(len(frame))})
-        raise InputError("a weighted paired comparison needs a pandas or polars frame (DuckDB and Spark inputs "
-                         "do not take `weights=` yet)")
-
-    if isinstance(data_or_formula, str):
-        return data_or_formula, add(data), ROW_ID
-    return add(data_or_formula), data, ROW_ID
-
+__all__ = ["compare_paired_clustered", "segment_variances", "cluster_design", "weighted_design"]
 
 def _pairs(n: int, reference: int | None) -> list[tuple[int, int]]:
     if reference is None:

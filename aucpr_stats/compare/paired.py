@@ -30,7 +30,8 @@ from ..estimators.average_precision import average_precision_replicates
 from ..estimators.engine import evaluate
 from ..estimators.roc import delong_components, placement_values
 from ..estimators.tie_blocks import crossing_precision
-from ..ingest import Ingested, PairedScores
+from ..ingest import Ingested
+from ..tables import PairedScores
 from ..progress import progress_bar
 from ..resample import Streams, check_allocation
 from ..resample.counts import replicate_producers

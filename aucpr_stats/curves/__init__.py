@@ -19,7 +19,7 @@ from .._validate import integer_iv, probability_iv
 from ..exceptions import InputError
 from ..estimators.prevalence import at_prevalence
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
-from ..ingest import read
+from ..request import open_data
 from .bands import BAND_METHODS, BandResult
 from .points import CURVE_METHODS, pr_step, roc_step
 from .results import PrCurveResult, RocCurveResult
@@ -46,9 +46,9 @@ def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, m
         if cluster is not None:
             raise InputError("`grid=` and `cluster=` cannot be combined: the cluster ids serve the ROC band and "
                              "intervals, which need the curve's every point (make the curve without `grid=`)")
-    ingested = read(function, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    negative=negative, unused_levels=unused_levels, weights=weights, cluster=cluster, thin=grid,
-                    stacklevel=3)
+    request, ingested = open_data(function, data_or_formula, data, outcome, score, by, positive=positive,
+                                  missing=missing, negative=negative, unused_levels=unused_levels, weights=weights,
+                                  cluster=cluster, prevalence=prevalence, ties=ties, grid=grid, stacklevel=3)
     # weighted counts (weights=) or negatives reweighted to the stated prevalence: the curve is read off them
     table = ingested.ties if prevalence is None else at_prevalence(ingested.ties, prevalence)
     design = {} if ingested.spec.weights is None else {"weights": ingested.spec.weights}

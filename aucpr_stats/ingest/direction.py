@@ -24,40 +24,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import polars as pl
-
-from .._validate import ColumnSpec
-
-__all__ = ["DirectionWarning", "score_directions", "warn_auto_direction"]
+__all__ = ["DirectionWarning", "warn_auto_direction"]
 
 
 class DirectionWarning(UserWarning):
     """``direction="auto"`` chose which way a score points from the data it scores (the area is biased upward)."""
-
-
-def score_directions(spec: ColumnSpec, lf: pl.LazyFrame, positive: pl.Expr, y_missing: pl.Expr,
-                     s_missing: dict, as_float: dict, engine: str) -> dict[str, Any]:
-    """The direction of each score column: ``"higher"`` or ``"lower"``; ``"auto"`` decided by the class medians.
-
-    For ``"auto"`` the returned dict also holds, under ``"__medians"``, the
-    (negative median, positive median) of each score, for the report.
-    """
-    if spec.direction != "auto":
-        return {name: spec.direction for name in spec.scores}
-    medians = lf.select(**{
-        f"{kind}_{i}": as_float[name].filter(~(y_missing | s_missing[name]) & cls).median()
-        for i, name in enumerate(spec.scores)
-        for kind, cls in (("neg", ~positive.fill_null(False)), ("pos", positive.fill_null(False)))
-    }).collect(engine=engine).row(0, named=True)
-    out: dict[str, Any] = {}
-    shown = {}
-    for i, name in enumerate(spec.scores):
-        neg, pos = medians[f"neg_{i}"], medians[f"pos_{i}"]
-        # pROC: "<" (controls < cases, larger = positive) when median(controls) <= median(cases)
-        out[name] = "lower" if neg is not None and pos is not None and neg > pos else "higher"
-        shown[name] = (neg, pos)
-    out["__medians"] = shown
-    return out
 
 
 def warn_auto_direction(directions: dict, stacklevel: int) -> None:

@@ -13,27 +13,27 @@ below it. The labels are strictly increasing, so ranking and grouping on them
 is ranking and grouping on the exact values; each label is within a few units
 in the last place of the value it stands for (it is a label, not the value).
 A column whose cast merges nothing is cast as before.
+
+The same function serves rows in memory (before the tie step) and an
+engine's cells (after they are collected, grouped on the score's own type).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
+import narwhals as nw
 import numpy as np
 import polars as pl
 
-__all__ = ["score_expressions", "strictly_increasing"]
+from .coding import is_wide
+
+__all__ = ["float_expressions", "strictly_increasing", "needs_bounds", "EXACT_INTEGER"]
 
 #: Integers of magnitude up to this are exact in float64.
 EXACT_INTEGER = 2**53
 
 _MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
-
-
-def _may_merge(dtype: pl.DataType) -> bool:
-    """Types whose cast to float64 can round distinct values to one."""
-    wide_integers = {getattr(pl, name) for name in ("Int64", "UInt64", "Int128", "UInt128") if hasattr(pl, name)}
-    return dtype in wide_integers or isinstance(dtype, pl.Decimal)
 
 
 def _ordered_bits(values: np.ndarray) -> np.ndarray:
@@ -66,35 +66,43 @@ def strictly_increasing(rounded: np.ndarray) -> np.ndarray:
     return _from_ordered_bits(key)
 
 
-def score_expressions(lf: pl.LazyFrame, schema: pl.Schema, scores: Sequence[str],
-                      engine: str = "auto") -> dict[str, pl.Expr]:
+def needs_bounds(schema: Any, scores: Sequence[str]) -> list[str]:
+    """The integer score columns whose minimum and maximum decide whether their float64 cast is exact."""
+    return [name for name in dict.fromkeys(scores) if is_wide(schema[name]) and schema[name].is_integer()]
+
+
+def float_expressions(lf: nw.LazyFrame | nw.DataFrame, schema: Any, scores: Sequence[str],
+                      collect: Callable[[list], list], extremes: dict | None = None) -> dict[str, nw.Expr]:
     """Per score column, the float64 expression the tie table is built from.
 
     A plain cast unless the column's type may round distinct values together
-    (:func:`_may_merge`) and its values do: integers are first checked by
-    their minimum and maximum (one cheap pass); beyond 2**53, and for
-    decimals, the distinct values are sorted on the column's type and mapped
-    to :func:`strictly_increasing` labels.
+    and its values do: an integer column within ``±2**53`` (its ``extremes``,
+    (minimum, maximum), read in the pass of the checks or here) casts exactly;
+    beyond it, and for decimals, the distinct values are sorted on the
+    column's type and mapped to :func:`strictly_increasing` labels.
+    ``collect`` runs a list of queries on the data's engine.
     """
-    out = {name: pl.col(name).cast(pl.Float64) for name in scores}
-    wide = [name for name in dict.fromkeys(scores) if _may_merge(schema[name])]
+    out = {name: nw.col(name).cast(nw.Float64) for name in scores}
+    wide = [name for name in dict.fromkeys(scores) if is_wide(schema[name])]
     integers = [name for name in wide if schema[name].is_integer()]
-    if integers:
-        bounds = lf.select(*[pl.col(n).min().alias(f"min_{i}") for i, n in enumerate(integers)],
-                           *[pl.col(n).max().alias(f"max_{i}") for i, n in enumerate(integers)]).collect(engine=engine)
-        row = bounds.row(0)
-        k = len(integers)
-        fits = {n for i, n in enumerate(integers)
-                if row[i] is None or (-EXACT_INTEGER <= row[i] and row[k + i] <= EXACT_INTEGER)}
-        wide = [name for name in wide if name not in fits]
+    extremes = dict(extremes or {})
+    missing = [name for name in integers if name not in extremes]
+    if missing:
+        row = collect([lf.lazy().select(*[nw.col(n).min().alias(f"min_{i}") for i, n in enumerate(missing)],
+                                        *[nw.col(n).max().alias(f"max_{i}") for i, n in enumerate(missing)])])[0]
+        extremes |= {n: (row[f"min_{i}"][0], row[f"max_{i}"][0]) for i, n in enumerate(missing)}
+    fits = {name for name in integers if extremes[name][0] is None
+            or (-EXACT_INTEGER <= extremes[name][0] and extremes[name][1] <= EXACT_INTEGER)}
+    wide = [name for name in wide if name not in fits]
     if not wide:
         return out
-    distinct = pl.collect_all([lf.select(pl.col(n).drop_nulls().unique().sort()) for n in wide], engine=engine)
+    distinct = collect([lf.lazy().select(nw.col(n)).drop_nulls().unique().sort(n) for n in wide])
     for name, values in zip(wide, distinct):
-        values = values.to_series()
+        values = values[name]
         rounded = values.cast(pl.Float64).to_numpy()
         if rounded.size < 2 or bool(np.all(rounded[1:] > rounded[:-1])):
             continue  # the cast keeps every value distinct
-        labels = pl.Series(strictly_increasing(rounded))
-        out[name] = pl.col(name).replace_strict(values, labels, return_dtype=pl.Float64)
+        labels = strictly_increasing(rounded)
+        # the values as collected, in the column's own type (a decimal keeps its precision and scale)
+        out[name] = nw.col(name).replace_strict(values, labels.tolist(), return_dtype=nw.Float64)
     return out

@@ -1,7 +1,7 @@
 """Subgroup levels: declared levels without rows, and missing keys.
 
 A grouping column with declared levels (a polars ``Enum``, or a pandas
-Categorical, which :func:`aucpr_stats._frames.to_lazy` turns into an Enum of
+Categorical, which the reader (:mod:`.source`) turns into an Enum of
 its categories) gives one group per level, used or not, in the declared
 order. With several key columns the groups are the product of every key
 column's levels (the declared levels of an Enum; the values present in the
@@ -20,15 +20,12 @@ from __future__ import annotations
 import warnings
 from typing import Sequence
 
-import attrs
 import numpy as np
 import polars as pl
 
 from ..exceptions import InputError
-from ..ties import TieTable
 
-__all__ = ["MissingKeyWarning", "UNUSED_NOTE", "DROPPED_NOTE", "MAX_GROUPS", "expand_levels", "spread_segments",
-           "spread_paired", "warn_missing_keys"]
+__all__ = ["MissingKeyWarning", "UNUSED_NOTE", "DROPPED_NOTE", "MAX_GROUPS", "expand_levels", "warn_missing_keys"]
 
 #: The note of a group made only by a declared level absent from the data.
 UNUSED_NOTE = "no rows: level not in the data"
@@ -132,23 +129,3 @@ def expand_levels(keys: pl.DataFrame, columns: Sequence[str], fixed: dict | None
     unused = np.ones(total, dtype=bool)
     unused[code] = False
     return expanded.select(keys.columns), code, unused
-
-
-def spread_segments(ties: TieTable, position: np.ndarray, n_groups: int) -> TieTable:
-    """The same tie rows with segment ``i`` moved to ``position[i]`` (increasing) and empty segments between.
-
-    A table of engine sums (:mod:`.engine_sums`) moves its groups' statistics.
-    """
-    if ties.stored_sums:
-        return TieTable.deferred(ties.source.spread(position, n_groups))
-    lengths = np.zeros(n_groups, dtype=np.int64)
-    lengths[position] = np.diff(ties.offsets)
-    offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return TieTable(ties.score, ties.pos, ties.neg, offsets)
-
-
-def spread_paired(paired, position: np.ndarray, n_groups: int):
-    """:class:`~aucpr_stats.ingest.paired.PairedScores` with the groups moved as :func:`spread_segments` does."""
-    return attrs.evolve(paired, tables=tuple(spread_segments(t, position, n_groups) for t in paired.tables),
-                        group=position[paired.group])

@@ -1,13 +1,13 @@
-"""Case weights (``weights=``): their checks and the weighted tie tables, in the one read of the data.
+"""Case weights (``weights=``): their checks, after the one read of the data.
 
 A weight column turns every count of the tie table into a sum of weights:
 ``pos`` at a score is the total weight of the positives with that score, and
 likewise ``neg`` (so :class:`~aucpr_stats.ties.TieTable` holds float64 counts).
 Every estimator reads those as counts. The rows are reduced by one group-by
 on (keys, score, weight): a cell holds the rows of one class count for each
-distinct (score, weight) pair. The weighted table merges the cells of a
-score; the cells themselves are kept for the weighted bootstrap, which
-resamples rows with their weights (:class:`WeightedCells`).
+distinct (score, weight) pair (:mod:`aucpr_stats.tables.weighted`). The
+weight column is read as float64 by :mod:`.coding`; here negative and
+infinite weights are refused, and missing ones unless ``missing="drop"``.
 
 What the weights mean: frequency weights (a row standing for ``w`` identical
 rows: integer weights give exactly the result of replicating rows), sampling
@@ -18,116 +18,9 @@ beyond one ``cluster=`` column, finite-population corrections, calibration).
 
 from __future__ import annotations
 
-from typing import Any
+from ..exceptions import InputError, MissingValueError
 
-import attrs
-import numpy as np
-import polars as pl
-
-from ..exceptions import InputError, InputTypeError, MissingValueError
-from ..ties import TieTable
-
-__all__ = ["WEIGHT", "WeightedCells", "WeightSums", "weight_expression", "weight_stats", "check_weights",
-           "weighted_tables"]
-
-#: The internal name of the weight column in the lazy query.
-WEIGHT = "__aucpr_w"
-
-
-@attrs.frozen(eq=False)
-class WeightedCells:
-    """The rows of each group counted per (score, weight) cell, for the weighted bootstrap.
-
-    Attributes
-    ----------
-    cells : TieTable
-        One segment per group (as the weighted table); rows are the distinct
-        (score, weight) cells in descending score order (a score repeats on
-        consecutive rows when its rows have different weights); ``pos`` and
-        ``neg`` are numbers of rows (int64).
-    weight : ndarray of float64, shape (cells.n_rows,)
-        The weight of the rows of each cell.
-    target : ndarray of int64, shape (cells.n_rows,)
-        The row of the weighted table that holds each cell's score.
-    """
-
-    cells: TieTable
-    weight: np.ndarray
-    target: np.ndarray
-
-
-@attrs.frozen(eq=False)
-class WeightSums:
-    """Per group and class: rows, total weight and sum of squared weights.
-
-    The Kish (1965) effective sample size of a class is ``W^2 / Q`` (``W``
-    the total weight, ``Q`` the sum of squared weights): the number of
-    unweighted rows that would give a mean the same variance. Closed-form
-    intervals that need a count use it in place of the number of rows.
-    """
-
-    rows_pos: np.ndarray
-    rows_neg: np.ndarray
-    weight_pos: np.ndarray
-    weight_neg: np.ndarray
-    square_pos: np.ndarray
-    square_neg: np.ndarray
-
-    @classmethod
-    def of_cells(cls, weighted: "WeightedCells", group: np.ndarray, n_groups: int) -> "WeightSums":
-        """The sums of each group from its cells (``group``: the group of each cell)."""
-        cells, w = weighted.cells, weighted.weight
-
-        def total(values):
-            return np.bincount(group, weights=values, minlength=n_groups)
-
-        return cls(total(cells.pos).astype(np.int64), total(cells.neg).astype(np.int64), total(cells.pos * w),
-                   total(cells.neg * w), total(cells.pos * w * w), total(cells.neg * w * w))
-
-    def merged(self, group: np.ndarray, n_groups: int) -> "WeightSums":
-        """The sums of coarser groups: ``group`` gives the coarse group of each of these."""
-        arrays = [np.bincount(group, weights=a, minlength=n_groups) for a in attrs.astuple(self, recurse=False)]
-        return WeightSums(arrays[0].astype(np.int64), arrays[1].astype(np.int64), *arrays[2:])
-
-    def moved(self, old_lengths: np.ndarray, new_lengths: np.ndarray) -> "WeightSums":
-        """The sums after empty groups were added or dropped (the groups with rows keep their order)."""
-        old, new = np.flatnonzero(old_lengths > 0), np.flatnonzero(new_lengths > 0)
-        out = []
-        for values in attrs.astuple(self, recurse=False):
-            moved = np.zeros(new_lengths.size, dtype=values.dtype)
-            moved[new] = values[old]
-            out.append(moved)
-        return WeightSums(*out)
-
-    @property
-    def effective_pos(self) -> np.ndarray:
-        """Kish effective number of positives per group."""
-        return _kish(self.weight_pos, self.square_pos)
-
-    @property
-    def effective_neg(self) -> np.ndarray:
-        """Kish effective number of negatives per group."""
-        return _kish(self.weight_neg, self.square_neg)
-
-
-def _kish(total: np.ndarray, squares: np.ndarray) -> np.ndarray:
-    return np.divide(total * total, squares, out=np.zeros(total.shape), where=squares > 0)
-
-
-def weight_expression(schema: Any, name: str) -> pl.Expr:
-    """The weight column as float64, refused unless it is numeric."""
-    dtype = schema[name]
-    if not dtype.is_numeric() or dtype == pl.Boolean:
-        raise InputTypeError(f"`weights` column {name!r} must be numeric; got type {dtype}")
-    return pl.col(name).cast(pl.Float64)
-
-
-def weight_stats(weight: pl.Expr) -> tuple[pl.Expr, dict[str, pl.Expr]]:
-    """(missing mask, counts to collect): null or NaN, negative and infinite weights."""
-    missing = weight.is_null() | weight.is_nan()
-    masks = {"w_missing": missing, "w_negative": (weight < 0).fill_null(False),
-             "w_infinite": weight.is_infinite().fill_null(False)}
-    return missing, masks
+__all__ = ["check_weights"]
 
 
 def check_weights(stats: dict, name: str, missing_policy: str, examples) -> None:
@@ -146,38 +39,3 @@ def check_weights(stats: dict, name: str, missing_policy: str, examples) -> None
             f"(first rows: {examples('w_missing', None)}). Pass missing='drop' to drop those rows; the result "
             "then records how many were dropped per group"
         )
-
-
-def weighted_tables(cells: pl.DataFrame, group: np.ndarray, n_groups: int, score: str, positives: str,
-                    size: str) -> tuple[TieTable, WeightedCells]:
-    """The weighted tie table and its cells, from one row per (group, score, weight) cell.
-
-    Parameters
-    ----------
-    cells : polars.DataFrame
-        Sorted by group, then score descending; columns ``score``, ``WEIGHT``,
-        ``positives`` (rows of the positive class) and ``size`` (all rows).
-    group : ndarray of int64
-        The group of each cell (non-decreasing).
-    n_groups : int
-    """
-    score_values = cells[score].to_numpy()
-    weight = cells[WEIGHT].to_numpy().astype(np.float64)
-    pos = cells[positives].to_numpy().astype(np.int64)
-    neg = cells[size].to_numpy().astype(np.int64) - pos
-    offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(group, minlength=n_groups), out=offsets[1:])
-    # one weighted row per (group, score): a run of cells with the same score and group
-    n = score_values.size
-    new_run = np.ones(n, dtype=bool)
-    if n:
-        np.not_equal(score_values[1:], score_values[:-1], out=new_run[1:])
-        new_run[1:] |= group[1:] != group[:-1]
-    starts = np.flatnonzero(new_run)
-    target = np.cumsum(new_run) - 1
-    weighted_offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(group[starts], minlength=n_groups), out=weighted_offsets[1:])
-    weighted = TieTable(score_values[starts], np.bincount(target, weights=pos * weight, minlength=starts.size),
-                        np.bincount(target, weights=neg * weight, minlength=starts.size), weighted_offsets)
-    return weighted, WeightedCells(TieTable(score_values, pos, neg, offsets), weight, target)
-

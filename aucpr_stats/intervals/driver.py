@@ -22,8 +22,7 @@ from ..estimators import ESTIMATORS
 from ..exceptions import InputError, InputTypeError
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
-from ..ingest.engine_sums import SUMMED_METHODS
-from ..ingest.sql_table import TieTableTooLarge
+from ..exceptions import TieTableTooLarge
 from .boundaries import join_notes
 from .edges import at_the_edges
 from .small_sample import warn_small_sample
@@ -31,6 +30,9 @@ from .registry import INTERVAL_METHODS, IntervalMethod, default_method, design_o
 from .request import IntervalRequest
 
 __all__ = ["OPTIONS", "conf_int_frame", "fold_estimates", "accepted_options"]
+
+#: The methods a result of an engine's partial sums serves (they need no tie rows).
+_SUMMED_METHODS = {"aucpr": ("logit", "binomial", "wilson"), "auroc": ("delong", "logit", "hanley_mcneil", "newcombe")}
 
 #: Extra columns that hold counts (integers; the others are floats).
 _INTEGER_COLUMNS = ("n_boot", "folds")
@@ -100,7 +102,7 @@ def _methods_iv(method: Any, result: Any) -> tuple[IntervalMethod, ...]:
 
     design = design_of(result)
     # a result of an engine's partial sums holds no tie rows (ingest/engine_sums.py): only some methods serve
-    summed = SUMMED_METHODS[result.metric] if result.ties.stored_sums else tuple(registry)
+    summed = _SUMMED_METHODS[result.metric] if result.ties.stored_sums else tuple(registry)
     if isinstance(method, str) and method == "all":
         return tuple(m for m in registry.values() if serves_all(m) and design in m.designs and m.name in summed)
     methods = tuple(registry[name] for name in names_or_all_iv(method, "method", list(registry)))
@@ -109,7 +111,7 @@ def _methods_iv(method: Any, result: Any) -> tuple[IntervalMethod, ...]:
             raise TieTableTooLarge(f"method {m.name!r} needs the rows of the tie table, and this result holds only "
                                    f"the engine's partial sums per group ({result.ties.source.reason}); use "
                                    f"{list(summed)}, or raise the limit with "
-                                   "aucpr_stats.ingest.sql_input(data, max_tie_rows=...)")
+                                   "aucpr_stats.sql_input(data, max_tie_rows=...)")
         if design not in m.designs:
             valid = [name for name, other in registry.items() if design in other.designs]
             raise InputError(f"method {m.name!r} {_DESIGN_REFUSALS[design]}; use {valid}")

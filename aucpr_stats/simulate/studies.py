@@ -37,7 +37,7 @@ from ..estimators.tie_blocks import ties_iv
 from ..estimators import PR_ESTIMATORS
 from ..estimators.engine import evaluate
 from ..exceptions import InputError, InputTypeError
-from ..ingest.build import tie_table_from_sorted
+from ..tables import tie_table_from_sorted
 from ..ties import TieTable
 from .arms import INTERVAL_METHODS
 from .scenarios import SCENARIOS, Scenario, class_counts, get_scenario

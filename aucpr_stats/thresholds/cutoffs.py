@@ -11,7 +11,7 @@ import polars as pl
 
 from .. import _validate
 from ..exceptions import InputError, InputTypeError
-from ..ingest import read
+from ..request import open_data
 from ..ties import TieTable
 from .points import ThresholdPoints, all_thresholds, best_mask, counts_at, criterion
 from .proportions import (
@@ -241,8 +241,8 @@ def cutoffs(
              if b in CUTOFF_COLUMNS or b == "n_missing"]
     if clash:
         raise InputError(f"`by` column {clash[0]!r} has the name of a column of the cut-off frame; rename it first")
-    ingested = read("cutoffs", data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
-                    weights=weights, cluster=cluster, stacklevel=3)
+    request, ingested = open_data("cutoffs", data_or_formula, data, outcome, score, by, positive=positive,
+                                  missing=missing, weights=weights, cluster=cluster, stacklevel=3)
     table = _oriented(ingested.ties, direction)
     sign = -1.0 if direction == ">" else 1.0
     parts, missing_best = _requested(table, requests, best, sign)

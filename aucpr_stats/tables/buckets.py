@@ -1,10 +1,10 @@
 """The grouped builder for few large groups: rows into (group, class) buckets, value sorts, merges, on threads.
 
-:func:`tie_table_by_buckets` is the road :func:`~aucpr_stats.ingest.build.tie_table_from_rows`
-takes with at least :data:`~aucpr_stats.ingest.build.BUCKET_MIN_ROWS` rows per
+:func:`tie_table_by_buckets` is the road :func:`~aucpr_stats.tables.build.tie_table_from_rows`
+takes with at least ``Tuning.bucket_min_rows`` (:mod:`.tuning`) rows per
 group: :func:`sorted_class_buckets` places every row in its (group, class)
 bucket and sorts each bucket by value, and :func:`merge_class_buckets`
-merges each group's two classes (:func:`~aucpr_stats.ingest.class_merge.merge_sorted_classes`).
+merges each group's two classes (:func:`~aucpr_stats.tables.class_merge.merge_sorted_classes`).
 :mod:`.class_sort` keeps the sorted buckets and merges them only when read.
 """
 
@@ -15,23 +15,17 @@ import numpy as np
 from ..resample.threads import thread_map, worker_threads
 from ..ties import TieTable
 from .class_merge import merge_sorted_classes
+from .tuning import DEFAULT_TUNING, Tuning
 
 __all__ = ["tie_table_by_buckets", "bucket_order", "sorted_class_buckets", "merge_class_buckets",
-           "plus_zero_groups", "PARALLEL_MIN_ROWS", "RANGE_BITS", "KEY32_BITS"]
+           "plus_zero_groups"]
 
-#: Rows from which the grouped builder sorts and merges groups on several threads.
-PARALLEL_MIN_ROWS = 1 << 18
-
-#: The grouped builder cuts its rows into ranges of ``2**RANGE_BITS`` rows (their scores, 1 MB, stay in
-#: cache) with 32-bit bucket keys, up to 2**(32 - RANGE_BITS) buckets; more buckets take 64-bit keys,
-#: one range per thread.
-RANGE_BITS = 17
-
-#: Bucket keys of at most this many bits are sorted as uint32 (32; the tests lower it to reach the uint64 road).
-KEY32_BITS = 32
+# The grouped builder cuts its rows into ranges of 2**range_bits rows (their scores, 1 MB, stay in cache)
+# with 32-bit bucket keys, up to 2**(32 - range_bits) buckets; more buckets take 64-bit keys, one range
+# per thread (Tuning).
 
 
-def bucket_order(bucket: np.ndarray, n_buckets: int) -> np.ndarray:
+def bucket_order(bucket: np.ndarray, n_buckets: int, key32_bits: int = DEFAULT_TUNING.key32_bits) -> np.ndarray:
     """Row indices ordered by bucket, stably: ``np.argsort(bucket, kind="stable")``, by one value sort.
 
     Each row's key is its bucket in the high bits and its row index in the
@@ -46,7 +40,7 @@ def bucket_order(bucket: np.ndarray, n_buckets: int) -> np.ndarray:
     bits = index_bits + max(int(n_buckets - 1).bit_length(), 1)
     if bits > 64:  # pragma: no cover - > 2**40 rows
         return np.argsort(bucket, kind="stable")
-    dtype = np.uint32 if bits <= KEY32_BITS else np.uint64
+    dtype = np.uint32 if bits <= key32_bits else np.uint64
     key = bucket.astype(dtype) << dtype(index_bits)
     key |= np.arange(n, dtype=dtype)
     key.sort()
@@ -54,14 +48,15 @@ def bucket_order(bucket: np.ndarray, n_buckets: int) -> np.ndarray:
     return key if dtype is np.uint32 else key.view(np.int64)
 
 
-def tie_table_by_buckets(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int) -> TieTable:
-    """:func:`~aucpr_stats.ingest.build.tie_table_from_rows` for few large groups: buckets, value sorts, merges."""
+def tie_table_by_buckets(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int,
+                         tuning: Tuning = DEFAULT_TUNING) -> TieTable:
+    """:func:`~aucpr_stats.tables.build.tie_table_from_rows` for few large groups: buckets, value sorts, merges."""
     plus_zero = plus_zero_groups(group, score, n_groups)
-    return merge_class_buckets(*sorted_class_buckets(group, score, positive, n_groups), plus_zero)
+    return merge_class_buckets(*sorted_class_buckets(group, score, positive, n_groups, tuning), plus_zero, tuning)
 
 
-def _builder_threads(n_rows: int) -> int:
-    return min(worker_threads(), max(1, n_rows // PARALLEL_MIN_ROWS))
+def _builder_threads(n_rows: int, tuning: Tuning) -> int:
+    return min(worker_threads(), max(1, n_rows // max(tuning.bucket_parallel_min_rows, 1)))
 
 
 def _group_ranges(group_rows: np.ndarray, threads: int) -> list[np.ndarray]:
@@ -71,8 +66,8 @@ def _group_ranges(group_rows: np.ndarray, threads: int) -> list[np.ndarray]:
     return np.split(filled, cut)
 
 
-def sorted_class_buckets(group: np.ndarray, score: np.ndarray, positive: np.ndarray,
-                         n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sorted_class_buckets(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int,
+                         tuning: Tuning = DEFAULT_TUNING) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The scores of every (group, class) bucket, each sorted ascending, in one buffer.
 
     Bucket ``2k`` holds the negatives of group ``k`` and bucket ``2k + 1`` its
@@ -90,24 +85,25 @@ def sorted_class_buckets(group: np.ndarray, score: np.ndarray, positive: np.ndar
         For every positive (group by group, ascending within each), the
         number of negatives of its group with a lower score.
     """
-    threads = _builder_threads(score.size)
+    threads = _builder_threads(score.size, tuning)
+    key32_bits, range_bits = tuning.key32_bits, tuning.range_bits
     n_ranges = threads
     bucket_bits = max(int(2 * n_groups - 1).bit_length(), 1)
-    if bucket_bits + RANGE_BITS <= KEY32_BITS:
-        # ranges of 2**RANGE_BITS rows: (bucket, row) keys of 32 bits sort twice as fast as
+    if bucket_bits + range_bits <= key32_bits:
+        # ranges of 2**range_bits rows: (bucket, row) keys of 32 bits sort twice as fast as
         # 64-bit ones, and a range's scores stay in cache while they are gathered by bucket
-        n_ranges = max(1, -(-score.size // (1 << RANGE_BITS)))
+        n_ranges = max(1, -(-score.size // (1 << range_bits)))
     rows = np.linspace(0, score.size, n_ranges + 1).astype(np.int64)
 
     def bucketed(i: int) -> tuple[np.ndarray, np.ndarray]:
         """Scores of rows ``rows[i]:rows[i + 1]`` by bucket (2k: negatives of group k, 2k + 1: positives)."""
         a, b = rows[i], rows[i + 1]
         index_bits = max(int(b - a - 1).bit_length(), 1)
-        if index_bits + bucket_bits > KEY32_BITS:
+        if index_bits + bucket_bits > key32_bits:
             bucket = group[a:b] * 2
             bucket += positive[a:b]
             ends = np.cumsum(np.bincount(bucket, minlength=2 * n_groups))
-            return score[a:b][bucket_order(bucket, 2 * n_groups)], np.concatenate(([0], ends))
+            return score[a:b][bucket_order(bucket, 2 * n_groups, key32_bits)], np.concatenate(([0], ends))
         # bucket_order with 32-bit keys built in place; the bucket bounds read off the sorted keys
         key = group[a:b].astype(np.uint32)
         key <<= np.uint32(1)
@@ -158,7 +154,7 @@ def sorted_class_buckets(group: np.ndarray, score: np.ndarray, positive: np.ndar
 
 
 def merge_class_buckets(values: np.ndarray, bounds: np.ndarray, neg_below: np.ndarray,
-                        plus_zero: np.ndarray) -> TieTable:
+                        plus_zero: np.ndarray, tuning: Tuning = DEFAULT_TUNING) -> TieTable:
     """The tie table of every group from its sorted class buckets (see :func:`sorted_class_buckets`).
 
     Each group's two classes are merged as for one group
@@ -170,7 +166,7 @@ def merge_class_buckets(values: np.ndarray, bounds: np.ndarray, neg_below: np.nd
     """
     n_groups = (bounds.size - 1) // 2
     sizes = np.diff(bounds)
-    threads = _builder_threads(values.size)
+    threads = _builder_threads(values.size, tuning)
 
     pos_at = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(sizes[1::2], out=pos_at[1:])

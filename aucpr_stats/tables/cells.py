@@ -1,7 +1,7 @@
 """Group keys: the index of each row's group among the sorted keys, and tie tables from cells.
 
-Keys are sorted ascending with nulls last, in ``by`` order; every path of
-ingest maps rows to that order.
+Keys are sorted ascending with nulls last, in ``by`` order; every road of the
+reader maps rows (or cells) to that order.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import polars as pl
 
 from ..ties import TieTable
 
-__all__ = ["integer_like", "group_index", "ties_from_cells"]
+__all__ = ["integer_like", "group_index", "group_of_rows", "ties_from_cells"]
 
 
 def integer_like(dtype: pl.DataType) -> bool:
@@ -70,6 +70,18 @@ def group_index(keys: pl.DataFrame, rows: pl.DataFrame, by: list[str]) -> np.nda
         lookup[key_code] = np.arange(keys.height)
         return lookup[row_code]
     return np.searchsorted(key_code, row_code)
+
+
+def group_of_rows(keys: pl.DataFrame, frame: pl.DataFrame, by: list[str]) -> np.ndarray:
+    """The row of ``keys`` of every row of ``frame``: numpy codes for integer-like keys, else a join."""
+    if not by:
+        return np.zeros(frame.height, dtype=np.int64)
+    group = group_index(keys, frame, by) if all(integer_like(frame.schema[c]) for c in by) else None
+    if group is None:  # other key types, or codes too wide for 64 bits
+        joined = frame.select(by).join(keys.select(by).with_row_index("__aucpr_g"), on=by, how="left",
+                                       nulls_equal=True, maintain_order="left")
+        group = joined["__aucpr_g"].to_numpy()
+    return np.asarray(group, dtype=np.int64)
 
 
 def ties_from_cells(keys: pl.DataFrame, cells: pl.DataFrame, by: list[str], score: str, positives: str,

@@ -23,9 +23,10 @@ import numpy as np
 from ..ties import TieTable
 from .buckets import tie_table_by_buckets
 from .class_merge import merge_sorted_classes, tie_table_from_class_buffers, tie_table_from_classes
+from .tuning import DEFAULT_TUNING, Tuning
 
 __all__ = ["tie_table_from_sorted", "tie_table_from_rows", "tie_table_from_counts", "tie_table_from_classes",
-           "tie_table_from_class_buffers", "merge_sorted_classes", "BUCKET_MIN_ROWS"]
+           "tie_table_from_class_buffers", "merge_sorted_classes"]
 
 
 def tie_table_from_sorted(group: np.ndarray, score: np.ndarray, positive: np.ndarray,
@@ -80,14 +81,15 @@ def _descending_key(score: np.ndarray) -> np.ndarray:
     return key
 
 
-def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int) -> TieTable:
+def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_groups: int,
+                        tuning: Tuning = DEFAULT_TUNING) -> TieTable:
     """Build the tie tables of all groups from rows in any order.
 
     Two exact roads give the same table, bit for bit:
 
-    * few large groups (at least :data:`BUCKET_MIN_ROWS` rows per group on
+    * few large groups (at least ``tuning.bucket_min_rows`` rows per group on
       average): the rows are put into (group, class) buckets by one value
-      sort of packed integer keys (:func:`~aucpr_stats.ingest.buckets.bucket_order`), each bucket's
+      sort of packed integer keys (:func:`~aucpr_stats.tables.buckets.bucket_order`), each bucket's
       scores are value-sorted and the two classes of each group are merged as
       for one group (:func:`merge_sorted_classes`). Value sorts cost about a
       sixth of an argsort; the per-group work is a few numpy calls.
@@ -109,6 +111,8 @@ def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarr
         Finite scores.
     positive : ndarray of bool, shape (n,)
     n_groups : int
+    tuning : Tuning
+        Where the roads switch (:mod:`.tuning`); every road gives the same table.
 
     Returns
     -------
@@ -121,13 +125,9 @@ def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarr
     if n_groups == 1:
         return tie_table_from_class_buffers([score[positive], score[~positive]])
     group = np.asarray(group, dtype=np.int64)
-    if score.size >= BUCKET_MIN_ROWS * n_groups:
-        return tie_table_by_buckets(group, score, positive, n_groups)
+    if score.size >= tuning.bucket_min_rows * n_groups:
+        return tie_table_by_buckets(group, score, positive, n_groups, tuning)
     return _tie_table_by_packed_key(group, score, positive, n_groups)
-
-
-#: Rows per group (on average) from which :func:`tie_table_from_rows` sorts buckets instead of one argsort.
-BUCKET_MIN_ROWS = 256
 
 def _tie_table_by_packed_key(group: np.ndarray, score: np.ndarray, positive: np.ndarray,
                              n_groups: int) -> TieTable:

@@ -17,10 +17,12 @@ from sklearn.metrics import average_precision_score
 import attrs
 
 import aucpr_stats
-from aucpr_stats.ingest import polars_source as _ingest
-from aucpr_stats.ingest.class_sort import pivots_from_sample, rank_among, sort_classes
+from aucpr_stats.estimators.engine import evaluate
+from aucpr_stats.estimators.registry import records
+from aucpr_stats.ingest import read
+from aucpr_stats.request import front_door
 from aucpr_stats.ties import TieTable
-from aucpr_stats.tables import tie_table_from_classes
+from aucpr_stats.tables import Tuning, pivots_from_sample, rank_among, sort_classes, tie_table_from_classes
 from aucpr_stats.estimators import PR_ESTIMATORS
 from aucpr_stats.estimators import ROC_ESTIMATORS
 
@@ -166,43 +168,49 @@ def _same_merged_table(a: TieTable, b: TieTable) -> None:
         np.testing.assert_array_equal(getattr(a, column), getattr(b, column))
 
 
-@pytest.fixture
-def parallel_from_small_sizes(monkeypatch):
-    """Take the multi-range, multi-thread path from 2,000 rows on, with 3 ranges."""
-    monkeypatch.setattr(_ingest, "PARALLEL_MIN_ROWS", 2_000)
-    monkeypatch.setattr(_ingest.pl, "thread_pool_size", lambda: 3)
+#: The multi-range, multi-thread road from 2,000 rows on, with 3 ranges.
+RANGES = Tuning(class_sort_parallel_min_rows=2_000, value_ranges=3)
+
+
+def ranged(frame, estimator: str, ties: str = "interpolate", **arguments):
+    """The table of one group read in three ranges of values (the reader's seam), and its estimates."""
+    chosen = records("aucpr", [estimator], ties)
+    ingested = read(front_door("aucpr", frame, None, "y", "s", None, records=chosen, ties=ties, tuning=RANGES,
+                               **arguments))
+    return ingested.ties, evaluate(ingested.ties, chosen)[0]
 
 
 @pytest.mark.parametrize("decimals", [None, 1])
-def test_ingest_in_ranges_matches_sklearn_and_the_single_range_path(parallel_from_small_sizes, decimals):
+def test_ingest_in_ranges_matches_sklearn_and_the_single_range_path(decimals):
     frame = _cohort(11, 30_000, 0.2, decimals)  # rounded: heavy ties, also at the pivots
     y, s = frame["y"].to_numpy(), frame["s"].to_numpy()
-    ranged = aucpr_stats.aucpr(frame, "y", "s", estimator="all", ties="published")
-    single = aucpr_stats.aucpr(frame.lazy(), "y", "s", estimator="all", ties="published")  # a LazyFrame: one range
-    from_pandas = aucpr_stats.aucpr(frame.to_pandas(), "y", "s", estimator="average_precision", ties="published")
-    assert from_pandas.ties.is_deferred  # average precision alone never merges the classes
-    assert from_pandas.ties._source.pos_at.size - 1 == 3  # three ranges were sorted
-    assert not ranged.ties.is_deferred  # binormal, say, reads the merged table
-    assert ranged.to_frame()["estimate"].to_list() == pytest.approx(single.to_frame()["estimate"].to_list(), abs=1e-12)
-    expected = average_precision_score(y, s)
-    assert ranged.to_frame().filter(pl.col("estimator") == "average_precision")["estimate"][0] == pytest.approx(
-        expected, abs=1e-12)
-    assert from_pandas.estimate == pytest.approx(expected, abs=1e-12)
-    _same_merged_table(ranged.ties, single.ties)
+    single = aucpr_stats.aucpr(frame, "y", "s", estimator="all", ties="published")  # 30,000 rows: one range
+    for data in (frame, frame.lazy(), frame.to_pandas(), frame.to_arrow()):
+        table, estimate = ranged(data, "average_precision", ties="published")
+        assert table.is_deferred  # average precision alone never merges the classes
+        # three ranges were sorted; a LazyFrame is read once, without a sample for the pivots: one range
+        assert table.source.pos_at.size - 1 == (1 if isinstance(data, pl.LazyFrame) else 3)
+        assert estimate == pytest.approx(average_precision_score(y, s), abs=1e-12)
+        for name in single.estimators:  # every estimator on the three ranges, the merged table included
+            _, value = ranged(data, name, ties="published")
+            assert value == pytest.approx(single.to_frame().filter(pl.col("estimator") == name)["estimate"][0],
+                                          abs=1e-12), name
+        _same_merged_table(table, single.ties)
 
 
-def test_ingest_in_ranges_still_reports_bad_scores(parallel_from_small_sizes):
+def test_ingest_in_ranges_still_reports_bad_scores():
     s = np.linspace(0, 1, 5_000)
     s[[10, 4000]] = np.nan
     frame = pl.DataFrame({"y": np.arange(s.size) % 3 == 0, "s": s})
     with pytest.raises(aucpr_stats.MissingValueError, match="2 of 5000 rows"):
-        aucpr_stats.aucpr(frame, "y", "s")
-    dropped = aucpr_stats.aucpr(frame, "y", "s", missing="drop", estimator="average_precision")
+        ranged(frame, "average_precision")
+    table, estimate = ranged(frame, "average_precision", missing="drop")
     keep = ~np.isnan(s)
-    assert dropped.estimate == pytest.approx(average_precision_score(frame["y"].to_numpy()[keep], s[keep]), abs=1e-12)
+    assert table.source.pos_at.size - 1 == 3
+    assert estimate == pytest.approx(average_precision_score(frame["y"].to_numpy()[keep], s[keep]), abs=1e-12)
 
 
-def test_bootstrap_of_one_group_does_not_depend_on_the_road_or_the_ranges(parallel_from_small_sizes):
+def test_bootstrap_of_one_group_does_not_depend_on_the_road_or_the_ranges():
     # ungrouped (deferred table, three ranges) and grouped by a constant (merged table):
     # the same reduced table, hence the same draws for the same seed
     rng = np.random.default_rng(5)
@@ -210,7 +218,9 @@ def test_bootstrap_of_one_group_does_not_depend_on_the_road_or_the_ranges(parall
     s = np.round(rng.standard_normal(y.size) + y, 2)
     frame = pl.DataFrame({"y": y, "s": s, "g": np.zeros(y.size, dtype=np.int64)})
     for estimator in ("average_precision", "lower_trapezoid"):
-        alone = aucpr_stats.aucpr(frame, "y", "s", estimator=estimator)
+        # the result with the table read in three ranges (a deferred table)
+        alone = attrs.evolve(aucpr_stats.aucpr(frame, "y", "s", estimator=estimator),
+                             ties=ranged(frame, estimator)[0])
         # the same group through the merged road: the table of another call, read in full
         other = aucpr_stats.aucpr(frame, "y", "s", estimator=estimator).ties
         merged = attrs.evolve(alone, ties=TieTable(other.score, other.pos, other.neg, other.offsets))

@@ -1,12 +1,12 @@
 """The deferred grouped tie table (issue 19): the same numbers as the eager builder, without merging classes.
 
-:func:`aucpr_stats.ingest.class_sort.deferred_tie_table` sorts the classes of
+:func:`aucpr_stats.tables.deferred_tie_table` sorts the classes of
 every group and defers the merge; statistics that read only the collapsed
 table (average precision, the trapezoids, A') never merge. Checked here:
 
 * its collapsed table against :meth:`TieTable.collapsed` of the eager table
   (another algorithm: runs merged into the next kept row), bit for bit, and
-  against the one-group :func:`~aucpr_stats.ingest.class_sort.collapsed_rows`
+  against the one-group :func:`~aucpr_stats.tables.class_sort.collapsed_rows`
   group by group;
 * its materialised arrays against the eager builder, bit for bit (0.0 and
   -0.0 included), on 1 and 3 threads and on both key widths;
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import warnings
 
+import attrs
 import numpy as np
 import polars as pl
 import pytest
@@ -32,8 +33,11 @@ from sklearn.metrics import average_precision_score
 from aucpr_stats import aucpr, auroc
 from aucpr_stats.estimators import PR_ESTIMATORS, ROC_ESTIMATORS
 from aucpr_stats.estimators.engine import evaluate
-from aucpr_stats.ingest import buckets, build, class_sort
-from aucpr_stats.ingest.class_sort import GroupedClasses, collapsed_rows, deferred_tie_table
+from aucpr_stats.estimators.registry import records
+from aucpr_stats.ingest import read
+from aucpr_stats.request import front_door
+from aucpr_stats.tables import GroupedClasses, Tuning, deferred_tie_table, tie_table_from_rows
+from aucpr_stats.tables.class_sort import collapsed_rows
 from aucpr_stats.ties import TieTable
 
 # heavy ties, signed zeros and neighbours one ulp apart
@@ -55,25 +59,26 @@ def assert_same_table(got: TieTable, expected: TieTable) -> None:
         np.testing.assert_array_equal(bits(a), bits(b), err_msg=name)
 
 
-@pytest.fixture
-def bucket_road(monkeypatch):
-    """Every group size takes the bucket road (the one the deferred table serves)."""
-    monkeypatch.setattr(build, "BUCKET_MIN_ROWS", 0)
+#: Every group size takes the bucket road (the one the deferred table serves).
+BUCKETS = Tuning(bucket_min_rows=0)
+
+#: The eager road: one packed-key argsort, the classes merged at once.
+EAGER = Tuning(bucket_min_rows=10**12)
 
 
 @pytest.fixture(params=["1 thread", "3 threads", "64-bit keys", "3 threads, 64-bit keys"])
-def threads(request, monkeypatch, bucket_road):
+def threads(request, monkeypatch) -> Tuning:
     """Small data cut into several ranges and runs of groups, as large data is; or 64-bit bucket keys."""
+    tuning = BUCKETS
     if request.param.startswith("3 threads"):
         monkeypatch.setenv("AUCPR_STATS_THREADS", "3")
-        monkeypatch.setattr(buckets, "PARALLEL_MIN_ROWS", 1)
-        monkeypatch.setattr(class_sort, "PARALLEL_MIN_ROWS", 1)
-        monkeypatch.setattr(buckets, "RANGE_BITS", 3)  # ranges of 8 rows
+        tuning = Tuning(bucket_min_rows=0, bucket_parallel_min_rows=1, class_sort_parallel_min_rows=1,
+                        range_bits=3)  # ranges of 8 rows
     else:
         monkeypatch.setenv("AUCPR_STATS_THREADS", "1")
     if request.param.endswith("64-bit keys"):
-        monkeypatch.setattr(buckets, "KEY32_BITS", 2)
-    return request.param
+        tuning = attrs.evolve(tuning, key32_bits=2)
+    return tuning
 
 
 grouped_rows = st.integers(2, 6).flatmap(lambda n_groups: st.tuples(
@@ -90,13 +95,13 @@ def rows_of(drawn):
     return group, score, positive, n_groups
 
 
-# the fixtures only set module constants, the same for every example
+# the fixture's tuning and thread setting are the same for every example
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(drawn=grouped_rows)
 def test_deferred_table_matches_the_eager_builder(threads, drawn):
     group, score, positive, n_groups = rows_of(drawn)
-    eager = build.tie_table_from_rows(group, score, positive, n_groups)
-    table = deferred_tie_table(group, score, positive, n_groups)
+    eager = tie_table_from_rows(group, score, positive, n_groups, threads)
+    table = deferred_tie_table(group, score, positive, n_groups, threads)
     assert table.is_deferred and table.n_segments == n_groups
     np.testing.assert_array_equal(table.n_pos, eager.n_pos)
     np.testing.assert_array_equal(table.n_neg, eager.n_neg)
@@ -120,10 +125,10 @@ def test_deferred_table_matches_the_eager_builder(threads, drawn):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(drawn=grouped_rows)
-def test_collapsed_rows_match_the_one_group_builder(bucket_road, drawn):
+def test_collapsed_rows_match_the_one_group_builder(drawn):
     # a second, independent reading: collapsed_rows of each group's sorted classes
     group, score, positive, n_groups = rows_of(drawn)
-    collapsed = deferred_tie_table(group, score, positive, n_groups).collapsed()
+    collapsed = deferred_tie_table(group, score, positive, n_groups, BUCKETS).collapsed()
     for k in range(n_groups):
         pos = np.sort(score[(group == k) & positive])
         neg = np.sort(score[(group == k) & ~positive])
@@ -134,15 +139,15 @@ def test_collapsed_rows_match_the_one_group_builder(bucket_road, drawn):
         np.testing.assert_array_equal(collapsed.neg[rows], expected[2])
 
 
-def test_one_group_at_a_time_reads_positive_rows(bucket_road):
+def test_one_group_at_a_time_reads_positive_rows():
     rng = np.random.default_rng(2)
     group = rng.integers(0, 3, 300)
     score = np.round(rng.standard_normal(300), 1)
     positive = rng.random(300) < 0.3
-    table = deferred_tie_table(group, score, positive, 3)
+    table = deferred_tie_table(group, score, positive, 3, BUCKETS)
     with pytest.raises(ValueError, match="one-segment"):
         table.positive_rows()
-    eager = build.tie_table_from_rows(group, score, positive, 3)
+    eager = tie_table_from_rows(group, score, positive, 3)
     for k in range(3):
         alone = table.segment(k)
         assert alone.is_deferred
@@ -151,22 +156,21 @@ def test_one_group_at_a_time_reads_positive_rows(bucket_road):
     assert repr(table) == "TieTable(deferred, n_segments=3)"
 
 
-def test_continuous_scores_many_rows_against_sklearn(bucket_road, monkeypatch):
+def test_continuous_scores_many_rows_against_sklearn():
     # the fast case (every score distinct) on the threaded roads, against scikit-learn group by group
-    monkeypatch.setattr(buckets, "PARALLEL_MIN_ROWS", 1000)
-    monkeypatch.setattr(class_sort, "PARALLEL_MIN_ROWS", 1000)
-    monkeypatch.setattr(buckets, "RANGE_BITS", 12)
+    tuning = Tuning(bucket_min_rows=0, bucket_parallel_min_rows=1000, class_sort_parallel_min_rows=1000,
+                    range_bits=12)
     rng = np.random.default_rng(7)
     n, n_groups = 40_000, 7
     group = rng.integers(0, n_groups, n)
     positive = rng.random(n) < 0.2
     score = rng.standard_normal(n) + positive
-    table = deferred_tie_table(group, score, positive, n_groups)
+    table = deferred_tie_table(group, score, positive, n_groups, tuning)
     got = evaluate(table, [PR_ESTIMATORS["average_precision"].under("published")])[:, 0]
     assert table.is_deferred
     expected = [average_precision_score(positive[group == k], score[group == k]) for k in range(n_groups)]
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
-    assert_same_table(table.collapsed(), build.tie_table_from_rows(group, score, positive, n_groups).collapsed())
+    assert_same_table(table.collapsed(), tie_table_from_rows(group, score, positive, n_groups).collapsed())
 
 
 def test_fewer_rows_than_the_bucket_road_stay_eager():
@@ -185,54 +189,51 @@ def cohort(seed: int = 5, n: int = 3000) -> pl.DataFrame:
     return pl.DataFrame({"g": g, "y": y, "s": s})
 
 
-def eager_api(monkeypatch, call):
-    """The same call on the eager road (the old builder)."""
-    with monkeypatch.context() as m:
-        m.setattr("aucpr_stats.ingest.polars_source.deferred_tie_table", build.tie_table_from_rows)
-        return call()
+def by_road(data, metric, tuning, estimator, ties="interpolate", **arguments):
+    """The tables of a call read on one road of the table factory, and its estimates (the reader's seam)."""
+    chosen = records(metric, [estimator], ties)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ingested = read(front_door(metric, data, None, "y", "s", "g", records=chosen, ties=ties, tuning=tuning,
+                                   **arguments))
+    return ingested, evaluate(ingested.ties, chosen)
 
 
 @pytest.mark.parametrize("options", [{}, {"ties": "published"}, {"direction": "lower"},
-                                     {"estimator": "all"}, {"estimator": "lower_trapezoid"}])
-def test_api_same_estimates_as_the_eager_road(bucket_road, monkeypatch, options):
+                                     {"estimator": "binormal"}, {"estimator": "lower_trapezoid"}])
+def test_reader_same_estimates_on_both_roads(options):
     data = cohort()
     options = {"estimator": "average_precision", **options}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got = aucpr(data, "y", "s", by="g", **options)
-        expected = eager_api(monkeypatch, lambda: aucpr(data, "y", "s", by="g", **options))
-    np.testing.assert_array_equal(bits(got.estimates), bits(expected.estimates))
+    got, got_estimates = by_road(data, "aucpr", BUCKETS, **options)
+    expected, expected_estimates = by_road(data, "aucpr", EAGER, **options)
+    np.testing.assert_array_equal(bits(got_estimates), bits(expected_estimates))
     assert got.notes == expected.notes
-    if options["estimator"] != "all":  # ("all" holds binormal: the usable groups' table is merged)
+    if options["estimator"] != "binormal":  # (binormal reads every row: the usable groups' table is merged)
         assert got.ties.is_deferred
     assert_same_table(got.ties, expected.ties)
 
 
-def test_api_missing_scores_and_a_prime(bucket_road, monkeypatch):
+def test_reader_missing_scores_and_a_prime():
     data = cohort(6).with_columns(pl.when(pl.int_range(pl.len()) % 7 == 0).then(None).otherwise(pl.col("s"))
                                   .alias("s"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got = auroc(data, "y", "s", by="g", missing="drop")
-        expected = eager_api(monkeypatch, lambda: auroc(data, "y", "s", by="g", missing="drop"))
+    got, got_estimates = by_road(data, "auroc", BUCKETS, "a_prime", missing="drop")
+    _, expected_estimates = by_road(data, "auroc", EAGER, "a_prime", missing="drop")
     assert got.ties.is_deferred
-    np.testing.assert_array_equal(bits(got.estimates), bits(expected.estimates))
-    assert np.isnan(got.estimates[3]).all()  # the group without positives
+    np.testing.assert_array_equal(bits(got_estimates), bits(expected_estimates))
+    assert np.isnan(got_estimates[3]).all()  # the group without positives
+    public = auroc(data, "y", "s", by="g", missing="drop")  # the entry point's default road: the same estimates
+    np.testing.assert_array_equal(bits(public.estimates), bits(got_estimates))
 
 
-def test_api_unused_levels_weights_and_folds(bucket_road, monkeypatch):
+def test_reader_unused_levels_weights_and_folds():
     data = cohort(7).with_columns(pl.col("g").cast(pl.String).cast(pl.Enum(["0", "1", "2", "3", "4", "9"])),
                                   w=pl.lit(1.5), f=pl.int_range(pl.len()) % 3)
-    calls = [lambda: aucpr(data, "y", "s", by="g", estimator="average_precision"),  # an empty level
-             lambda: aucpr(data, "y", "s", by="g", estimator="average_precision", weights="w"),
-             lambda: aucpr(data, "y", "s", by="g", estimator="average_precision", fold="f")]
-    for call in calls:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            got, expected = call(), eager_api(monkeypatch, call)
-        np.testing.assert_array_equal(bits(got.estimates), bits(expected.estimates))
+    for arguments in ({}, {"weights": "w"}, {"fold": "f"}):  # an empty level; weights; folds
+        got, got_estimates = by_road(data, "aucpr", BUCKETS, "average_precision", **arguments)
+        expected, expected_estimates = by_road(data, "aucpr", EAGER, "average_precision", **arguments)
+        np.testing.assert_array_equal(bits(got_estimates), bits(expected_estimates))
         assert_same_table(got.ties, expected.ties)
-    assert np.isnan(got.estimates[-1]).all()  # the unused level "9"
+    assert np.isnan(got_estimates[-1]).all()  # the unused level "9"
 
 
 def test_grouped_classes_take_keeps_each_groups_classes():

@@ -141,26 +141,17 @@ def test_a_new_interval_method_is_one_record(monkeypatch):
 
 
 class Relation:
-    """A stand-in for a database relation: data the package cannot read until a source says how."""
+    """A stand-in for an input no library here knows: it only exports its rows as Arrow data (PyCapsule)."""
 
     def __init__(self, frame: pl.DataFrame):
         self.frame = frame
 
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.frame.to_arrow().__arrow_c_stream__(requested_schema)
 
-def test_an_input_backend_is_one_reader(monkeypatch):
-    """docs/architecture.md, recipe 3: a reader returning Collected, plugged in at source_for and column_names."""
-    from aucpr_stats import _frames
-    from aucpr_stats import ingest as ingest_module
-    from aucpr_stats.ingest.polars_source import read_polars
 
-    def read_relation(data, spec, by, fold, paired):
-        return read_polars(data.frame, spec, by, fold, paired)
-
-    source_for, column_names = ingest_module.source_for, _frames.column_names
-    monkeypatch.setattr(ingest_module, "source_for",
-                        lambda data: read_relation if isinstance(data, Relation) else source_for(data))
-    monkeypatch.setattr(_frames, "column_names",
-                        lambda data: data.frame.columns if isinstance(data, Relation) else column_names(data))
+def test_an_input_backend_needs_no_code_when_it_speaks_arrow_or_narwhals():
+    """docs/architecture.md, recipe 3: what narwhals reads, or what exports Arrow data, is read as it is."""
     df = cohort()
     via_backend = aucpr(Relation(df), "y", "s", by="site", fold="fold", estimator="all")
     direct = aucpr(df, "y", "s", by="site", fold="fold", estimator="all")

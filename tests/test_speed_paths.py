@@ -1,10 +1,10 @@
 """Correctness of the fast paths of issue 19 (never timings).
 
-* the grouped builder (:func:`aucpr_stats.ingest.build.tie_table_from_rows`),
+* the grouped builder (:func:`aucpr_stats.tables.tie_table_from_rows`),
   on both of its roads, against an oracle from ``np.lexsort``: the same table
   bit for bit, with heavy ties, 0.0 and -0.0, scores one ulp apart, empty
   and one-row groups;
-* :func:`aucpr_stats.ingest.buckets.bucket_order` against a stable argsort.
+* :func:`aucpr_stats.tables.buckets.bucket_order` against a stable argsort.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aucpr_stats.ingest import buckets, build
-from aucpr_stats.ingest.buckets import bucket_order
-from aucpr_stats.tables import tie_table_from_rows
+from aucpr_stats.tables import Tuning, tie_table_from_rows
+from aucpr_stats.tables.buckets import bucket_order
+
+#: The two roads of the rows builder, whatever the group sizes.
+ROADS = {"buckets": Tuning(bucket_min_rows=0), "packed_key": Tuning(bucket_min_rows=10**12)}
 
 
 def lexsort_oracle(group, score, positive, n_groups):
@@ -56,11 +58,10 @@ def assert_same_table(table, oracle):
     np.testing.assert_array_equal(table.neg, neg)
 
 
-@pytest.fixture(params=["buckets", "packed_key"])
-def road(request, monkeypatch):
-    """Force one road of tie_table_from_rows whatever the group sizes."""
-    monkeypatch.setattr(build, "BUCKET_MIN_ROWS", 0 if request.param == "buckets" else 10**12)
-    return request.param
+@pytest.fixture(params=list(ROADS))
+def road(request) -> Tuning:
+    """One road of tie_table_from_rows whatever the group sizes."""
+    return ROADS[request.param]
 
 
 ONE = np.float64(1.0)
@@ -80,12 +81,8 @@ def test_rows_builder_matches_lexsort_oracle(data):
     score = POOL[data.draw(st.lists(st.integers(0, POOL.size - 1), min_size=n, max_size=n))] if n else np.empty(0)
     positive = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
     oracle = lexsort_oracle(group, score, positive, n_groups)
-    for threshold in (0, 10**12):  # both roads
-        build.BUCKET_MIN_ROWS, saved = threshold, build.BUCKET_MIN_ROWS
-        try:
-            assert_same_table(tie_table_from_rows(group, score, positive, n_groups), oracle)
-        finally:
-            build.BUCKET_MIN_ROWS = saved
+    for tuning in ROADS.values():  # both roads
+        assert_same_table(tie_table_from_rows(group, score, positive, n_groups, tuning), oracle)
 
 
 def test_edges_on_both_roads(road):
@@ -94,7 +91,7 @@ def test_edges_on_both_roads(road):
     group = np.array([1, 1, 1, 1, 2, 4, 4, 4, 4, 5, 5, 5])
     score = np.array([0.0, -0.0, 0.0, 3.0, 7.0, -0.0, -0.0, 1.0, np.nextafter(ONE, 2), 1.0, 1.0, 1.0])
     positive = np.array([1, 0, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1], dtype=bool)
-    table = tie_table_from_rows(group, score, positive, 6)
+    table = tie_table_from_rows(group, score, positive, 6, road)
     assert_same_table(table, lexsort_oracle(group, score, positive, 6))
     assert table.lengths.tolist() == [0, 2, 1, 0, 3, 1]
     assert not np.signbit(table.score[1]) and np.signbit(table.score[5])  # 0.0 wins a tie; -0.0 alone stays
@@ -109,7 +106,7 @@ def test_large_groups_many_collisions(road):
     group = rng.integers(0, n_groups, n)
     positive = rng.random(n) < 0.3
     order = np.lexsort((-score, group))
-    table = tie_table_from_rows(group, score, positive, n_groups)
+    table = tie_table_from_rows(group, score, positive, n_groups, road)
     # oracle without the row loop (every value non-zero): runs of the lexsorted rows
     g, s, p = group[order], score[order], positive[order]
     start = np.concatenate(([True], (g[1:] != g[:-1]) | (s[1:] != s[:-1])))
@@ -128,15 +125,14 @@ def test_bucket_order_is_a_stable_argsort(values):
 @pytest.mark.parametrize("threads", ["1", "2", "3"])
 def test_rows_builder_same_table_on_any_number_of_threads(threads, monkeypatch):
     # every range of rows and every run of groups on its own thread: the table must not change
-    monkeypatch.setattr(build, "BUCKET_MIN_ROWS", 0)
-    monkeypatch.setattr(buckets, "PARALLEL_MIN_ROWS", 1)
+    tuning = Tuning(bucket_min_rows=0, bucket_parallel_min_rows=1)
     monkeypatch.setenv("AUCPR_STATS_THREADS", threads)
     rng = np.random.default_rng(4)
     n, n_groups = 3000, 9
     group = rng.integers(0, n_groups - 1, n)  # the last group stays empty
     score = np.round(rng.standard_normal(n), 1) * np.where(rng.random(n) < 0.5, 1.0, -1.0)  # ties, +-0.0
     positive = rng.random(n) < 0.4
-    assert_same_table(tie_table_from_rows(group, score, positive, n_groups),
+    assert_same_table(tie_table_from_rows(group, score, positive, n_groups, tuning),
                       lexsort_oracle(group, score, positive, n_groups))
 
 

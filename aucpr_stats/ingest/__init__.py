@@ -346,7 +346,8 @@ class _EngineRoad:
         self.request, self.spec, self.source = reader.request, reader.spec, reader.source
         self.limit = self.source.max_tie_rows
         reduction = self.request.reduction
-        plain = self.request.design.unit is None and not self.request.paired
+        # the reductions need ordered window sums in the engine (not every engine narwhals reads has them: dask)
+        plain = self.request.design.unit is None and not self.request.paired and _ordered_windows(reader.lf)
         self.collapse = reduction.collapse and plain
         self.grid = reduction.grid if plain else None
         self.sums = (reduction.sums_ties is not None and plain and self.spec.weights is None
@@ -355,6 +356,10 @@ class _EngineRoad:
     def tables(self) -> tuple[_Tables, pl.DataFrame]:
         source = self.source
         if source.partial_sums == "always" and not self.sums:
+            if self.request.reduction.sums_ties is not None and not _ordered_windows(self.reader.lf):
+                raise InputError(f"partial_sums='always': {source.engine.name} has no ordered window sums (narwhals "
+                                 "cannot express them there), so the partial sums cannot be computed; collect the "
+                                 "tie table under max_tie_rows instead")
             raise InputError(_NOT_SUMMED)
         if self.request.paired:
             return self._paired()
@@ -476,6 +481,16 @@ class _EngineRoad:
 #: What a result of partial sums serves (docs/backends.md).
 _SERVED = ("From the partial sums this result can give: AUCPR estimators average_precision, lower_trapezoid with "
            "the intervals logit, binomial, wilson; AUROC (a_prime) with delong, logit, hanley_mcneil, newcombe")
+
+
+def _ordered_windows(lf: nw.LazyFrame) -> bool:
+    """Whether the engine computes running sums in a given order (``over(order_by=)``), asked without running."""
+    try:
+        lf.select(nw.lit(1).alias("__aucpr_w")).with_columns(
+            nw.col("__aucpr_w").cum_sum(reverse=True).over(order_by="__aucpr_w"))
+    except NotImplementedError:
+        return False
+    return True
 
 
 def _too_large(error: Exception) -> bool:

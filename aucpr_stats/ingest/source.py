@@ -10,7 +10,9 @@ becomes a narwhals LazyFrame (:meth:`Source.frame`), which the reader
   polars. pandas is converted at the boundary, a Categorical key becoming a
   polars Enum of its categories' text forms, so its declared levels and order
   survive (:class:`~aucpr_stats._frames.Output` restores the caller's dtype);
-  the rows reach the table factory's fast in-memory sorts;
+  the rows reach the table factory's fast in-memory sorts; so does any
+  object that exports Arrow data (the Arrow PyCapsule interface,
+  ``__arrow_c_stream__``), read once by polars;
 * **an engine** (DuckDB relations, Parquet paths read by DuckDB, Spark
   DataFrames classic and Connect, ibis tables, dask DataFrames, a polars
   LazyFrame that scans files, and any lazy frame narwhals reads): the engine
@@ -47,7 +49,8 @@ PARTIAL_SUMS = ("auto", "always", "never")
 
 #: What ``data`` may be, for messages.
 ACCEPTED = ("a pandas or polars DataFrame, a polars LazyFrame, a pyarrow Table, a DuckDB relation, a Parquet "
-            "path, a Spark DataFrame, an ibis table, a dask DataFrame, or another frame narwhals reads")
+            "path, a Spark DataFrame, an ibis table, a dask DataFrame, another frame narwhals reads, or an object "
+            "that exports Arrow data (__arrow_c_stream__)")
 
 
 @attrs.frozen(eq=False)
@@ -84,7 +87,9 @@ def is_data(value: Any) -> bool:
     """True for anything :func:`detect` reads (a frame, a Parquet path), False for a formula or a column name."""
     if isinstance(value, (SqlInput, pl.DataFrame, pl.LazyFrame)) or is_parquet_path(value) or _is_pandas(value):
         return True
-    return not isinstance(value, (str, bytes, list, tuple, dict)) and _narwhals(value) is not None
+    if isinstance(value, (str, bytes, list, tuple, dict)):
+        return False
+    return _narwhals(value) is not None or hasattr(value, "__arrow_c_stream__")
 
 
 def sql_input(data: Any, *, max_tie_rows: int = MAX_TIE_ROWS, partial_sums: str = "auto") -> SqlInput:
@@ -216,6 +221,10 @@ def detect(data: Any) -> Source:
                           lazy=nw.from_native(data))
         return Source(data, "polars", True, POLARS_MEMORY, POLARS, names, lazy=nw.from_native(data))
     frame = _narwhals(data)
+    if frame is None and hasattr(data, "__arrow_c_stream__"):  # any object that exports Arrow data (PyCapsule)
+        polars_frame = pl.DataFrame(data)  # read once: a stream may be consumed by reading it
+        return Source(data, "arrow", True, POLARS_MEMORY, POLARS, tuple(polars_frame.columns),
+                      lazy=nw.from_native(polars_frame.lazy()))
     if frame is None:
         raise InputTypeError(f"`data` must be {ACCEPTED}; got {type(data).__name__}")
     implementation = frame.implementation

@@ -52,7 +52,8 @@ def tie_table_from_sorted(group: np.ndarray, score: np.ndarray, positive: np.nda
     """
     n = score.shape[0]
     if n == 0:
-        return TieTable(np.empty(0), np.empty(0), np.empty(0), np.zeros(n_groups + 1))
+        return TieTable(np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
+                        np.zeros(n_groups + 1, dtype=np.int64))
     new_run = np.empty(n, dtype=bool)
     new_run[0] = True
     np.not_equal(score[1:], score[:-1], out=new_run[1:])
@@ -158,7 +159,8 @@ def _tie_table_from_grouped_rows(score: np.ndarray, positive: np.ndarray, row_of
     """Tie table of rows sorted by group then score descending; group ``k`` is rows ``row_offsets[k]:[k+1]``."""
     n = score.size
     if n == 0:
-        return TieTable(np.empty(0), np.empty(0), np.empty(0), np.zeros(row_offsets.size, dtype=np.int64))
+        return TieTable(np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
+                        np.zeros(row_offsets.size, dtype=np.int64))
     new_run = np.empty(n, dtype=bool)
     new_run[0] = True
     np.not_equal(score[1:], score[:-1], out=new_run[1:])

@@ -22,7 +22,7 @@ groups without both classes; the warnings of the call are raised here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 import narwhals as nw
@@ -48,9 +48,6 @@ from .source import MAX_TIE_ROWS, PARTIAL_SUMS, Source, SqlInput, detect, is_dat
 from .stats import exact_levels, level_counts, read_stats, stats_query
 from .sums import summed_rows, sums_query
 from .weights import check_weights
-
-if TYPE_CHECKING:
-    from ..request import Request
 
 __all__ = ["Ingested", "FoldTables", "read", "detect", "is_data", "sql_input", "SqlInput", "Source",
            "MAX_TIE_ROWS", "PARTIAL_SUMS", "ROW_ID"]
@@ -148,7 +145,7 @@ class _Tables:
     weight_sums: Any = None
 
 
-def read(request: "Request", stacklevel: int = 3) -> Ingested:
+def read(request: Any, stacklevel: int = 3) -> Ingested:
     """The tables of ``request``: check the data, build the tie tables, note (and warn about) degenerate groups.
 
     ``stacklevel`` of the warnings: as :func:`warnings.warn` counts it from this function's caller.
@@ -184,7 +181,7 @@ def read(request: "Request", stacklevel: int = 3) -> Ingested:
 class _Reader:
     """One request's pass over the data: the checks, then the tie step of its road."""
 
-    def __init__(self, request: "Request"):
+    def __init__(self, request: Any):
         self.request = request
         self.source: Source = request.source
         self.spec: ColumnSpec = request.columns
@@ -508,7 +505,7 @@ def _named_scores(keys: pl.DataFrame, spec: ColumnSpec) -> pl.DataFrame:
 
 
 # ------------------------------------------------------------------ groups, units, levels
-def _assemble(request: "Request", built: _Tables, keys: pl.DataFrame, directions: dict) -> Ingested:
+def _assemble(request: Any, built: _Tables, keys: pl.DataFrame, directions: dict) -> Ingested:
     """Units merged into their groups, declared levels expanded or empty groups dropped, the :class:`Ingested`."""
     spec, paired = request.columns, request.paired
     tables = built.ties

@@ -58,6 +58,14 @@ class PublicationTable:
         """The table as a frame of the caller's type (text cells, integer counts)."""
         return _frames.to_caller(self.cells, self.frame_kind)
 
+    def to_polars(self) -> pl.DataFrame:
+        """The table as a polars DataFrame (text cells, integer counts), whatever the caller's frame type."""
+        return self.cells
+
+    def summary(self, note: bool = True) -> str:
+        """The aligned text table with its footnote: :meth:`to_text`, under the name every result shares."""
+        return self.to_text(note=note)
+
     # -------------------------------------------------------------- renders
     def _display(self) -> pl.DataFrame:
         """The cells as typeset: negative numbers of the value columns with a true minus sign (U+2212).

@@ -178,21 +178,30 @@ def test_ppv_at_a_given_prevalence_is_bayes_and_inside_its_interval():
         np.testing.assert_allclose(out["ppv"].to_numpy(), 0.02 * se / (0.02 * se + 0.98 * (1 - sp)))
         np.testing.assert_allclose(out["npv"].to_numpy(), 0.98 * sp / (0.98 * sp + 0.02 * (1 - se)))
     assert math.isnan(out["ppv"][2])
+    ci = cutoffs(frame, "disease", "model_a", threshold=[0.0, 1.0, 10.0, -10.0], prevalence=0.02).conf_int()
     for name in ("ppv", "npv", "sensitivity", "specificity"):
-        est, lo, hi = (out[c].to_numpy() for c in (name, f"{name}_lower", f"{name}_upper"))
+        rows = ci.filter(pl.col("measure") == name)
+        est, lo, hi = (rows[c].to_numpy() for c in ("estimate", "lower", "upper"))
+        np.testing.assert_array_equal(est, out[name].to_numpy())  # the long frame's estimate is the point value
         ok = ~np.isnan(est)
         assert np.all((lo[ok] <= est[ok]) & (est[ok] <= hi[ok])), name
+        # at a stated prevalence PPV and NPV get Mercaldo's logit interval, whatever the proportion method
+        assert rows["method"].unique().to_list() == (["logit"] if name in ("ppv", "npv") else ["wilson"])
     assert (out["prevalence"] == 0.02).all()
-    assert "0.5 added" in out["note"][3]  # everybody called positive: tn = 0
+    everybody = ci.filter((pl.col("threshold") == -10.0) & pl.col("measure").is_in(["ppv", "npv"]))
+    assert all("0.5 added" in note for note in everybody["note"])  # everybody called positive: tn = 0
+    assert out["note"][3] is None or "0.5 added" not in out["note"][3]  # an interval's note, not the point's
 
 
 def test_observed_prevalence_ppv_interval_is_a_proportion_of_the_called_positives():
     df = pl.DataFrame({"y": [0, 0, 1, 1, 1, 0, 1, 0, 1, 1], "s": list(range(10))})
-    row = cutoffs(df, "y", "s", threshold=4.0, method="clopper_pearson", level=0.9).to_polars().row(0, named=True)
+    result = cutoffs(df, "y", "s", threshold=4.0, method="clopper_pearson", level=0.9)
+    row = result.to_polars().row(0, named=True)
     tp, fp = row["tp"], row["fp"]
     lo, hi = proportion_confint(tp, tp + fp, alpha=0.1, method="beta")
-    assert (row["ppv_lower"], row["ppv_upper"]) == pytest.approx((lo, hi), abs=1e-12)
-    assert row["prevalence"] == 0.6 and row["method"] == "clopper_pearson" and row["level"] == 0.9
+    ppv = result.conf_int().filter(pl.col("measure") == "ppv").row(0, named=True)  # the call's method and level
+    assert (ppv["lower"], ppv["upper"]) == pytest.approx((lo, hi), abs=1e-12)
+    assert row["prevalence"] == 0.6 and ppv["method"] == "clopper_pearson" and ppv["level"] == 0.9
 
 
 # ------------------------------------------------------------------ edges and messages
@@ -238,7 +247,7 @@ def test_several_scores_give_a_score_key():
     ({"threshold": []}, InputError, "at least one"),
     ({"method": "exact"}, InputError, "`method` must be one of"),
     ({"prevalence": 1.5}, InputError, "`prevalence`"),
-    ({"direction": "auto"}, InputError, "`direction` must be one of"),
+    ({"direction": "up"}, InputError, "`direction` must be one of ['higher', 'lower', 'auto']"),
     ({"best_weights": (1, 1)}, InputError, "best_weights[1]"),
     ({"level": 95}, InputError, "`level`"),
 ])

@@ -7,12 +7,14 @@ output format, one CSV escape.
 
 from __future__ import annotations
 
+import gzip
 import io
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import polars as pl
 
 from .exceptions import InputError
@@ -82,8 +84,6 @@ def read_input(name: str) -> pl.LazyFrame:
     if separator is None:
         return pl.scan_parquet(path)
     if suffix.endswith(".gz"):
-        import gzip
-
         try:
             with gzip.open(path, "rb") as handle:
                 data = handle.read()
@@ -162,8 +162,6 @@ def csv_text(frame_or_table: Any) -> str:
     """CSV text with formula-like cells escaped, from a frame or a publication table."""
     if isinstance(frame_or_table, pl.DataFrame):
         return escape_formulas(frame_or_table).write_csv()
-    import attrs
-
     return attrs.evolve(frame_or_table, cells=escape_formulas(frame_or_table.cells)).to_csv()
 
 

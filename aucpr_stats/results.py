@@ -17,6 +17,7 @@ from . import _frames
 from ._validate import SCORE_KEY
 from .exceptions import InputError
 from .report.display import direction_phrase, html_display
+from .report.publication import publication_table
 from .report.text import text_table
 from .ties import TieTable
 
@@ -270,8 +271,6 @@ class EstimateResult(GroupedResult):
         :func:`aucpr_stats.report.publication_table` for the options
         (``method=``, ``level=``, ``digits=``, ``labels=`` ...).
         """
-        from .report import publication_table
-
         return publication_table([self, *others], **options)
 
     def __repr__(self) -> str:

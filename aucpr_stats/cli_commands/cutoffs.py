@@ -8,7 +8,7 @@ from ..cli_io import columns_from_args, csv_text, positive_value, read_input
 from ..thresholds import PROPORTION_METHODS, cutoffs
 from ..thresholds.cutoffs import DIRECTION_ALIASES, DIRECTIONS
 from ..report import text_table
-from . import add_output_arguments, checked_format, run
+from .common import add_output_arguments, checked_format, run
 
 __all__ = ["build_parser", "main"]
 

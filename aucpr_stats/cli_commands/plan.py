@@ -11,7 +11,7 @@ import argparse
 from ..compare import DEFAULT_METRIC, METRICS
 from ..estimators import DEFAULT_PR_ESTIMATOR
 from ..planning import power, sample_size
-from . import add_output_arguments, checked_format, render, run
+from .common import add_output_arguments, checked_format, render, run
 
 __all__ = ["build_parser", "main"]
 

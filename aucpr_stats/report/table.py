@@ -11,6 +11,7 @@ import polars as pl
 from .. import _frames
 from ..exceptions import InputError
 from .cells import true_minus
+from .docx import write_docx
 from .text import text_table
 
 __all__ = ["PublicationTable", "FORMATS", "latex_escape"]
@@ -187,8 +188,6 @@ class PublicationTable:
         right-aligned, variable rows of a stacked table bold and their
         levels indented), then the footnote in a smaller font.
         """
-        from .docx import write_docx
-
         write_docx(self, path, caption=caption, note=note)
 
     def render(self, format: str = "text", **options: Any) -> str:

@@ -68,7 +68,8 @@ def test_paired_delong_matches_brute_force_with_ties():
         y, s1, s2, _ = tied_data(rng, n)
         if np.all(s1 == s2):
             continue
-        row = compare(pl.DataFrame({"y": y, "s1": s1, "s2": s2}), "y", ["s1", "s2"], metric="auroc").to_frame().row(0, named=True)
+        row = compare(pl.DataFrame({"y": y, "s1": s1, "s2": s2}), "y", ["s1", "s2"], metric="auroc").to_frame().row(
+            0, named=True)
         expected = brute_force_paired_delong(y, s1, s2)
         for column, value in expected.items():
             assert row[column] == pytest.approx(value, rel=1e-10, abs=1e-13), column
@@ -239,7 +240,8 @@ def test_formula_interface():
     rng = np.random.default_rng(9)
     y, s1, s2, g = tied_data(rng, 150, groups=2)
     data = pl.DataFrame({"y": y, "a": s1, "b": s2, "g": g})
-    assert compare("y ~ a + b | g", data=data, metric="auroc").to_frame().equals(compare(data, "y", ["a", "b"], by="g", metric="auroc").to_frame())
+    assert compare("y ~ a + b | g", data=data, metric="auroc").to_frame().equals(
+        compare(data, "y", ["a", "b"], by="g", metric="auroc").to_frame())
 
 
 def test_argument_errors():
@@ -320,7 +322,8 @@ def test_paired_bootstrap_matches_a_row_resampling_bootstrap():
     b = np.round(0.5 * a + rng.integers(0, 4, n), 0)
     data = pl.DataFrame({"y": y, "a": a.astype(float), "b": b})
     n_boot = 4000
-    row = compare(data, "y", ["a", "b"], method="bootstrap", n_boot=n_boot, seed=1, metric="auroc").to_frame().row(0, named=True)
+    row = compare(data, "y", ["a", "b"], method="bootstrap", n_boot=n_boot, seed=1, metric="auroc").to_frame().row(
+        0, named=True)
 
     # brute force: draw row indices within each class, A' of both scores on the same rows
     pos, neg = np.flatnonzero(y), np.flatnonzero(~y)

@@ -393,7 +393,8 @@ def test_weighted_comparisons():
                                compare(df, "y", ["a", "b"], metric="auroc").to_frame()["se"].to_numpy(), rtol=1e-10)
     replicated = df.select(pl.all().repeat_by(pl.col("k")).explode())
     weighted = compare(df, "y", ["a", "b"], weights="k", metric="auroc").to_frame()
-    assert weighted["difference"][0] == pytest.approx(compare(replicated, "y", ["a", "b"], metric="auroc").to_frame()["difference"][0])
+    copies = compare(replicated, "y", ["a", "b"], metric="auroc").to_frame()
+    assert weighted["difference"][0] == pytest.approx(copies["difference"][0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same = compare(df.to_pandas(), "y", ["a", "a2"], metric="aucpr", weights="k", seed=1, n_boot=100).to_frame()

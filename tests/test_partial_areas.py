@@ -308,7 +308,8 @@ def test_bad_arguments(df):
 
 def test_compare_partial_areas(df):
     """Paired bootstrap of a partial area; DeLong refused; the estimates are those of auroc()."""
-    out = compare(df, "y", ["a", "b"], method="bootstrap", specificity=(0.8, 1), n_boot=200, seed=1, metric="auroc").to_frame()
+    out = compare(df, "y", ["a", "b"], method="bootstrap", specificity=(0.8, 1), n_boot=200, seed=1,
+                  metric="auroc").to_frame()
     assert out["estimator"][0] == "a_prime, specificity 0.8-1"
     assert out["estimate_a"][0] == pytest.approx(auroc(df, "y", "a", specificity=(0.8, 1)).estimate)
     with pytest.raises(InputError, match="bootstrap"):

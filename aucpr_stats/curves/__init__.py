@@ -175,7 +175,7 @@ def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score:
               by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
               missing: str = "error", negative: Any = None, direction: str = "higher", unused_levels: str = "keep",
               weights: str | None = None, cluster: str | None = None, grid: int | None = None) -> RocCurveResult:
-    """Empirical ROC curve, per group; same arguments as :func:`pr_curve` (no ``prevalence``: ROC does not depend on it).
+    """Empirical ROC curve, per group; the arguments of :func:`pr_curve` (no ``prevalence``: ROC does not depend on it).
 
     ``direction="lower"`` gives the curve of the negated score (the
     ``threshold`` column stays on the caller's scale); ``"auto"`` chooses it

@@ -233,7 +233,8 @@ def compare(
         ``n_pos``, ``n_neg``, ``n_missing`` (paired) or ``n_pos_a``,
         ``n_neg_a``, ``n_pos_b``, ``n_neg_b`` (unpaired), ``note``; with
         ``adjust``, ``p_adjusted`` after ``p_value``. ``.interaction()`` tests
-        whether the difference is the same in every group.
+        whether the difference is the same in every group; ``.table()`` is
+        the publication table (:func:`aucpr_stats.comparison_table`).
 
     Raises
     ------

@@ -1,11 +1,16 @@
 """aucpr_stats: the area under the precision-recall and ROC curves, with honest uncertainty.
 
 Start with :func:`aucpr` (or :func:`auroc`); every result has ``.to_frame()``,
-``.summary()``, ``.table()`` and ``.conf_int(method=...)``. Curves and their
+``.to_polars()``, ``.summary()`` and a notebook display, and, where they
+apply, ``.table()`` and ``.conf_int(method=...)``. Curves and their
 confidence bands come from :func:`pr_curve` / :func:`roc_curve`, paired and
-unpaired comparisons from :func:`compare`, simulation studies from
-:mod:`aucpr_stats.simulate`, and plots from :mod:`aucpr_stats.plot`
-(matplotlib, an optional extra).
+unpaired comparisons from :func:`compare`, cut-offs from :func:`cutoffs`,
+study planning from :func:`sample_size` / :func:`power`, simulation studies
+from :mod:`aucpr_stats.simulate`, and plots from :func:`forest_plot`,
+:func:`plot_curve` and :func:`plot_band` (matplotlib, an optional extra).
+
+Everything a user needs is importable from here (``from aucpr_stats import
+...``); the modules below are the package's inside and may move.
 """
 
 from __future__ import annotations
@@ -16,6 +21,10 @@ from .arrays import aucpr_score, auroc_score
 from .compare import ComparisonResult, HeterogeneityResult, compare
 from .curves import BandResult, PrCurveResult, RocBandResult, RocCurveResult, pr_curve, roc_curve
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATORS, ROC_ESTIMATORS
+from .estimators.binormal import binormal_area
+from .estimators.pr_points import dg_area, dg_interpolate, pr_points
+from .plot import forest_plot, plot_band, plot_curve
+from .simulate import BOYD_ESTIMATORS, SCENARIOS, Bibeta, Binormal, OffsetUniform, bias_study, coverage_study
 from .ties import TieTable
 from .exceptions import (
     ColumnNotFoundError,
@@ -55,8 +64,18 @@ __all__ = [
     "cutoffs",
     "sample_size",
     "power",
+    # inputs on engines (DuckDB, Spark): docs/backends.md
     "sql_input",
     "sql_sums",
+    # plots (matplotlib, imported when a function is called)
+    "forest_plot",
+    "plot_curve",
+    "plot_band",
+    # kernels documented for reuse (docs/estimators.md)
+    "pr_points",
+    "dg_area",
+    "dg_interpolate",
+    "binormal_area",
     # results
     "AucprResult",
     "AurocResult",
@@ -79,6 +98,13 @@ __all__ = [
     "DEFAULT_ROC_ESTIMATOR",
     # simulation studies (Boyd et al. 2013, section 4)
     "simulate",
+    "bias_study",
+    "coverage_study",
+    "Binormal",
+    "Bibeta",
+    "OffsetUniform",
+    "SCENARIOS",
+    "BOYD_ESTIMATORS",
     # errors and warnings
     "ColumnNotFoundError",
     "DegenerateGroupWarning",

@@ -20,6 +20,18 @@ from .results import AucprResult, AurocResult
 
 __all__ = ["aucpr_score", "auroc_score"]
 
+#: The column arguments of the frame entry points, and the array arguments that stand for them here.
+_ARRAY_NAMES = {"by": "groups", "weights": "sample_weight", "cluster": "clusters", "data": "y_true and y_score",
+                "outcome": "y_true", "score": "y_score"}
+
+
+def _options_iv(options: dict, function: str) -> None:
+    """Refuse a column argument of the frame entry points: here the data are arrays."""
+    for name, instead in _ARRAY_NAMES.items():
+        if name in options:
+            raise InputError(f"`{name}` is a column name of {function}(); {function}_score takes the arrays "
+                             f"themselves: pass `{instead}=`")
+
 
 def _column(values: Any, argument: str) -> np.ndarray:
     if isinstance(values, (str, bytes)) or values is None or np.ndim(values) == 0:
@@ -32,11 +44,22 @@ def _column(values: Any, argument: str) -> np.ndarray:
     return array
 
 
+def _groups(groups: Any) -> Any:
+    """The group labels; declared levels kept (a polars Enum, a pandas Categorical of text) for ``unused_levels``."""
+    if isinstance(groups, pl.Series) and groups.dtype == pl.Enum:
+        return groups
+    categories = getattr(getattr(groups, "dtype", None), "categories", None)  # a pandas Categorical or Series
+    if categories is not None and all(isinstance(c, str) for c in categories):
+        labels = _column(np.asarray(groups, dtype=object), "groups")
+        return pl.Series("group", labels.tolist(), dtype=pl.Enum(list(categories)))
+    return _column(groups, "groups")
+
+
 def _frame(y_true: Any, y_score: Any, groups: Any, sample_weight: Any = None,
            clusters: Any = None) -> tuple[pl.DataFrame, str | None, dict]:
     columns = {"y_true": _column(y_true, "y_true"), "y_score": _column(y_score, "y_score")}
     if groups is not None:
-        columns["group"] = _column(groups, "groups")
+        columns["group"] = _groups(groups)
     design = {}
     if sample_weight is not None:
         columns["sample_weight"] = _column(sample_weight, "sample_weight")
@@ -48,14 +71,16 @@ def _frame(y_true: Any, y_score: Any, groups: Any, sample_weight: Any = None,
     if len(set(lengths.values())) > 1:
         raise InputError(f"the arrays must have one length; got {lengths}")
     try:
-        frame = pl.DataFrame({name: pl.Series(name, values) for name, values in columns.items()})
+        frame = pl.DataFrame({name: values.alias(name) if isinstance(values, pl.Series) else pl.Series(name, values)
+                              for name, values in columns.items()})
     except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
         raise InputTypeError(f"`y_true`, `y_score` and `groups` must hold numbers, booleans or labels: {exc}") from None
     return frame, ("group" if groups is not None else None), design
 
 
 def aucpr_score(y_true: Any, y_score: Any, *, groups: Any = None, sample_weight: Any = None,
-                clusters: Any = None, **options: Any) -> AucprResult:
+                clusters: Any = None, positive: Any = None, negative: Any = None, missing: str = "error",
+                direction: str = "higher", unused_levels: str = "keep", **options: Any) -> AucprResult:
     """AUCPR of scores against a binary truth, from arrays (the scikit-learn calling convention).
 
     Parameters
@@ -72,37 +97,53 @@ def aucpr_score(y_true: Any, y_score: Any, *, groups: Any = None, sample_weight:
         precision equals scikit-learn's with the same ``sample_weight``).
     clusters : array-like, shape (n,), optional
         A cluster id per row (``cluster=``): intervals resample whole clusters.
+    positive, negative, missing, direction, unused_levels
+        As in :func:`aucpr_stats.aucpr` (``unused_levels`` applies to
+        ``groups`` given as a pandas Categorical).
     **options
-        Any keyword argument of :func:`aucpr_stats.aucpr` (``estimator``,
-        ``positive``, ``negative``, ``missing``, ``ties``, ``direction``,
-        ``prevalence``).
+        Any other keyword argument of :func:`aucpr_stats.aucpr`
+        (``estimator``, ``ties``, ``prevalence``, ``recall`` ...).
 
     Returns
     -------
     AucprResult
 
+    Raises
+    ------
+    InputError
+        As :func:`aucpr_stats.aucpr`; and for a column argument of the
+        frame entry points (``by``, ``weights``, ``cluster``), which here are
+        ``groups``, ``sample_weight`` and ``clusters``.
+
     Examples
     --------
-    >>> from aucpr_stats.arrays import aucpr_score
+    >>> from aucpr_stats import aucpr_score
     >>> round(aucpr_score([1, 0, 1, 0, 1], [0.9, 0.8, 0.7, 0.2, 0.1], estimator="average_precision").estimate, 4)
     0.7556
     """
+    _options_iv(options, "aucpr")
     frame, by, design = _frame(y_true, y_score, groups, sample_weight, clusters)
-    return aucpr(frame, "y_true", "y_score", by, **design, **options)
+    return aucpr(frame, "y_true", "y_score", by, **design, positive=positive, negative=negative, missing=missing,
+                 direction=direction, unused_levels=unused_levels, **options)
 
 
 def auroc_score(y_true: Any, y_score: Any, *, groups: Any = None, sample_weight: Any = None,
-                clusters: Any = None, **options: Any) -> AurocResult:
+                clusters: Any = None, positive: Any = None, negative: Any = None, missing: str = "error",
+                direction: str = "higher", unused_levels: str = "keep", **options: Any) -> AurocResult:
     """ROC AUC (A', ties counted one half) from arrays; the options of :func:`aucpr_stats.auroc`.
 
-    ``sample_weight`` and ``clusters`` as in :func:`aucpr_score` (the AUC equals
+    ``groups``, ``sample_weight``, ``clusters`` and the data arguments
+    (``positive``, ``negative``, ``missing``, ``direction``,
+    ``unused_levels``) as in :func:`aucpr_score` (the AUC equals
     scikit-learn's ``roc_auc_score`` with the same ``sample_weight``).
 
     Examples
     --------
-    >>> from aucpr_stats.arrays import auroc_score
+    >>> from aucpr_stats import auroc_score
     >>> auroc_score([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1]).estimate
     0.75
     """
+    _options_iv(options, "auroc")
     frame, by, design = _frame(y_true, y_score, groups, sample_weight, clusters)
-    return auroc(frame, "y_true", "y_score", by, **design, **options)
+    return auroc(frame, "y_true", "y_score", by, **design, positive=positive, negative=negative, missing=missing,
+                 direction=direction, unused_levels=unused_levels, **options)

@@ -20,16 +20,19 @@ from typing import Any
 
 import polars as pl
 
-from . import api
+from . import api, cli_commands
 from . import __version__
+from .cli_commands.compare import run_compare
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from .estimators.tie_blocks import DEFAULT_TIES, TIES
 from . import _validate
 from .exceptions import InputError
+from .intervals import INTERVAL_METHODS
 from .intervals.registry import default_method
 from .ingest.checks import NO_ROWS
-from .report import FORMATS, publication_table
-from .cli_io import (FILE_FORMATS, STDIN, csv_text, escape_formulas,  # noqa: F401 (escape_formulas: kept importable)
+from .report import FORMATS, publication_table, text_table
+from .cli_io import (FILE_FORMATS, STDIN, columns_from_args, csv_text,
+                     escape_formulas,  # noqa: F401 (escape_formulas: kept importable)
                      output_format, positive_value, print_warnings, read_input, source_name, write_or_print)
 
 __all__ = ["main", "build_parser"]
@@ -46,6 +49,9 @@ _OPTION_NAMES = {
     "`negative`=": "--negative ",
     "`n_boot`": "--n-boot",
     "`seed`": "--seed",
+    "`method`": "--method",
+    "pass metric='auroc'": "pass --metric auroc",
+    "pass metric='aucpr'": "pass --metric aucpr",
 }
 
 #: Interval methods that resample and so take ``--seed``.
@@ -85,8 +91,6 @@ Exit status: 0 on success, 2 for a bad file, column or option, 1 for any other e
 
 def _methods(metric: str) -> list[str]:
     """Interval method names of a metric, for the help text."""
-    from .intervals import INTERVAL_METHODS
-
     return list(INTERVAL_METHODS[metric])
 
 
@@ -135,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     cols.add_argument("--missing", choices=["error", "drop"], default="error",
                       help="rows with a missing outcome or score: stop with an error (default) or drop "
                            "them (the count dropped is reported per group)")
+    cols.add_argument("--unused-levels", choices=["keep", "drop"], default="keep",
+                      help="levels a grouping column declares (a Parquet dictionary or categorical column) "
+                           "without rows: a row with a note (default) or dropped")
 
     design = parser.add_argument_group("study design")
     design.add_argument("--weights", metavar="COLUMN",
@@ -158,17 +165,20 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how AUCPR crosses a tie block holding both classes: 'interpolate' (default; as a "
                             "random order of the tied rows would, on average) or 'published' (the literal "
                             "conventions of Boyd et al. 2013 and scikit-learn)")
-    stats.add_argument("--interval", action="append", metavar="METHOD",
-                       help="confidence interval method; 'default' (the default) uses each metric's "
-                            "recommended one (logit for AUCPR, delong for AUROC); 'none' reports point "
-                            f"estimates only; repeat for several. AUCPR: {', '.join(_methods('aucpr'))}. "
-                            f"AUROC: {', '.join(_methods('auroc'))}")
+    stats.add_argument("--method", action="append", metavar="METHOD",
+                       help="confidence interval method (as conf_int(method=)); 'default' (the default) uses "
+                            "each metric's recommended one (logit for AUCPR, delong for AUROC); 'none' reports "
+                            f"point estimates only; repeat for several. AUCPR: {', '.join(_methods('aucpr'))}. "
+                            f"AUROC: {', '.join(_methods('auroc'))}. With --compare: the comparison's "
+                            "method, delong (auroc) or bootstrap")
+    # the earlier spelling, kept working and out of the help
+    stats.add_argument("--interval", action="append", dest="method", help=argparse.SUPPRESS)
     stats.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     stats.add_argument("--seed", type=int, default=None,
                        help="random seed for resampling intervals (bootstrap, cross_validation); "
                             "same seed, same table")
     stats.add_argument("--n-boot", type=int, default=None, metavar="N",
-                       help="number of bootstrap replicates for --interval bootstrap (default 1000)")
+                       help="number of bootstrap replicates for --method bootstrap (default 1000)")
     stats.add_argument("--specificity", type=float, nargs=2, metavar=("LO", "HI"),
                        help="auroc: the partial area over specificities LO-HI (as pROC's partial.auc, "
                             "partial.auc.focus='specificity'); intervals by the bootstrap (default) or delong")
@@ -213,28 +223,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _columns(args: argparse.Namespace) -> tuple[Any, Any, Any]:
-    """(outcome, score, by) from --formula or from --outcome/--score/--by."""
-    if args.formula is not None:
-        given = [f"--{n}" for n in ("outcome", "score", "by") if getattr(args, n)]
-        if given:
-            raise InputError(f"--formula replaces {', '.join(given)}; give one or the other")
-        from .formula import parse_formula
-
-        f = parse_formula(args.formula)
-        return f.outcome, f.score, (list(f.by) or None)
-    missing = [f"--{n}" for n in ("outcome", "score") if not getattr(args, n)]
-    if missing:
-        raise InputError(f"missing {' and '.join(missing)} (or give --formula \"outcome ~ score | group\")")
-    score = args.score[0] if len(args.score) == 1 else args.score
-    return args.outcome, score, args.by
-
-
 def _interval_method(args: argparse.Namespace) -> Any:
-    methods = args.interval or ["default"]
+    methods = args.method or ["default"]
     if "none" in methods:
         if len(methods) > 1:
-            raise InputError("--interval none cannot be combined with other methods")
+            raise InputError("--method none cannot be combined with other methods")
         return None
     return methods[0] if len(methods) == 1 else methods
 
@@ -285,7 +278,7 @@ def _run(args: argparse.Namespace) -> Any:
     if args.raw and args.format not in ("text", "csv"):
         raise InputError(f"--raw prints text or csv; got --format {args.format}")
     frame = read_input(args.file)
-    outcome, score, by = _columns(args)
+    outcome, score, by = columns_from_args(args)
     positive = positive_value(args.positive, frame, outcome)
     args.negative = [positive_value(t, frame, outcome) for t in args.negative] if args.negative else None
     metrics = list(dict.fromkeys(args.metric or ["aucpr"]))
@@ -294,11 +287,11 @@ def _run(args: argparse.Namespace) -> Any:
         if len(_groupings(by, args.cross)) > 1:
             raise InputError("--compare with several --by columns compares the scores within each combination "
                              "of their values: add --cross")
-        return _run_compare(args, frame, outcome, score, by, positive, metrics)
+        return run_compare(args, frame, outcome, score, by, positive, metrics, partial)
     estimator = args.estimator or [DEFAULT_PR_ESTIMATOR]
     estimator = "all" if "all" in estimator else estimator
-    if any(partial.values()) and not args.interval:
-        args.interval = ["bootstrap"]  # a partial area has no closed-form interval
+    if any(partial.values()) and not args.method:
+        args.method = ["bootstrap"]  # a partial area has no closed-form interval
     if args.overall and not by:
         raise InputError("--overall adds a whole-cohort row above the groups; it needs --by (or '| group')")
     results, overall = [], []
@@ -307,8 +300,8 @@ def _run(args: argparse.Namespace) -> Any:
         if fn is None:
             raise InputError(f"--metric {metric} is not available in this version")
         kwargs: dict[str, Any] = {"positive": positive, "missing": args.missing, "negative": args.negative,
-                                  "direction": args.direction, "weights": args.weights, "cluster": args.cluster,
-                                  **partial[metric]}
+                                  "direction": args.direction, "unused_levels": args.unused_levels,
+                                  "weights": args.weights, "cluster": args.cluster, **partial[metric]}
         if metric == "aucpr":
             kwargs["estimator"] = estimator
             kwargs["ties"] = args.ties
@@ -327,14 +320,14 @@ def _run(args: argparse.Namespace) -> Any:
     resampling = [m for m in methods if m in RESAMPLING_METHODS]
     if args.seed is not None and not resampling:
         raise InputError(f"--seed is for resampling intervals ({', '.join(RESAMPLING_METHODS)}); "
-                         f"got --interval {' '.join(methods) or 'none'}")
+                         f"got --method {' '.join(methods) or 'none'}")
     method_options: dict[str, dict] = {m: {} for m in resampling}
     if args.seed is not None:
         for m in resampling:
             method_options[m]["seed"] = args.seed
     if args.n_boot is not None:
         if "bootstrap" not in methods:
-            raise InputError(f"--n-boot is for --interval bootstrap; got --interval {' '.join(methods) or 'none'}")
+            raise InputError(f"--n-boot is for --method bootstrap; got --method {' '.join(methods) or 'none'}")
         method_options["bootstrap"]["n_boot"] = args.n_boot
     if args.raw:
         if args.overall:
@@ -342,8 +335,6 @@ def _run(args: argparse.Namespace) -> Any:
         raw = _raw_frame(results, method, args.level, method_options)
         if args.format == "csv":
             return csv_text(raw)
-        from .report import text_table
-
         return text_table(raw, digits=max(args.digits, 4))
     try:
         table = publication_table(results, method=method, level=args.level, digits=args.digits,
@@ -351,7 +342,7 @@ def _run(args: argparse.Namespace) -> Any:
                                   overall=overall or None, prevalence=args.show_prevalence,
                                   heterogeneity="default" if args.heterogeneity else None)
     except NotImplementedError as exc:
-        if args.interval:  # asked for explicitly: report it
+        if args.method:  # asked for explicitly: report it
             raise
         warnings.warn(f"{exc}; showing point estimates only")
         table = publication_table(results, method=None, digits=args.digits, scores_as=args.scores_as,
@@ -388,47 +379,6 @@ def _partial_options(args: argparse.Namespace, metrics: list[str]) -> dict[str, 
     return out
 
 
-def _run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, score: Any, by: Any,
-                 positive: Any, metrics: list[str]) -> str:
-    """``--compare``: paired comparison of every pair of scores, one table per metric."""
-    from .compare import compare
-    from .report import comparison_table
-
-    if isinstance(score, str):
-        raise InputError("--compare needs two or more scores (e.g. --score model_a model_b)")
-    if args.interval or args.raw:
-        raise InputError("--compare chooses its own method (DeLong for auroc, bootstrap for aucpr); "
-                         "drop --interval and --raw")
-    parts = []
-    partial = _partial_options(args, metrics)
-    for metric in metrics:
-        options: dict[str, Any] = dict(partial[metric])
-        if args.cluster:
-            options["cluster"] = args.cluster
-        if args.weights:
-            options["weights"] = args.weights
-        if args.prevalence is not None and metric == "aucpr":
-            options["prevalence"] = args.prevalence
-        if metric == "aucpr" or args.seed is not None or args.n_boot is not None or partial[metric]:
-            # AUCPR is compared by the paired bootstrap; AUROC by DeLong unless a seed asks for bootstrap
-            options["method"] = "bootstrap"
-            options["seed"] = args.seed
-            if args.n_boot is not None:
-                options["n_boot"] = args.n_boot
-        result = compare(frame, outcome, list(score), by, metric=metric, level=args.level, positive=positive,
-                         missing=args.missing, ties=args.ties, negative=args.negative, direction=args.direction,
-                         **options)
-        table = comparison_table(result, digits=args.digits)
-        if args.format == "text":
-            grouping = f" by {', '.join([by] if isinstance(by, str) else by)}" if by else ""
-            source = "standard input" if args.file == STDIN else args.file
-            parts.append(f"Paired comparison of {metric.upper()} for outcome {outcome}{grouping} ({source})"
-                         f"\n\n{table.to_text()}")
-        else:
-            parts.append(csv_text(table) if args.format == "csv" else table.render(args.format))
-    return "\n\n".join(parts)
-
-
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
@@ -442,8 +392,6 @@ def main(argv: list[str] | None = None) -> int:
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in ("cutoffs", "plan"):  # subcommands, each in its own module
-        from . import cli_commands
-
         return cli_commands.main(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -464,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         if message == NO_ROWS:
             message = f"{source_name(args.file)} has no rows, only column names"
         if isinstance(exc, NotImplementedError):
-            message += " (try --interval none)"
+            message += " (try --method none)"
         return _fail(args, f"{PROG}: error: {message}", 2)
     except pl.exceptions.PolarsError as exc:
         return _fail(args, f"{PROG}: error reading {source_name(args.file)}: {_first_line(exc)}", 2)
@@ -492,5 +440,3 @@ def _fail(args: argparse.Namespace, line: str, status: int) -> int:
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
 
-
-# The helpers the subcommands (``aucpr_stats.cli_commands``) share with the main command.

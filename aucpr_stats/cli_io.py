@@ -7,19 +7,22 @@ output format, one CSV escape.
 
 from __future__ import annotations
 
+import gzip
 import io
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import polars as pl
 
 from .exceptions import InputError
+from .formula import parse_formula
 
 __all__ = ["STDIN", "MISSING_TEXT", "INPUT_SUFFIXES", "OUTPUT_SUFFIXES", "FILE_FORMATS", "source_name",
            "input_suffix", "read_input", "positive_value", "escape_formulas", "csv_text", "output_format",
-           "print_warnings", "write_or_print"]
+           "print_warnings", "write_or_print", "columns_from_args"]
 
 #: First characters that make a spreadsheet read a CSV cell as a formula (OWASP's list:
 #: '=', '+', '-', '@', tab and carriage return); such text cells get a leading "'".
@@ -81,8 +84,6 @@ def read_input(name: str) -> pl.LazyFrame:
     if separator is None:
         return pl.scan_parquet(path)
     if suffix.endswith(".gz"):
-        import gzip
-
         try:
             with gzip.open(path, "rb") as handle:
                 data = handle.read()
@@ -119,6 +120,21 @@ def positive_value(text: str | None, frame: pl.LazyFrame, outcome: str | None):
     return text
 
 
+def columns_from_args(args: Any) -> tuple[Any, Any, Any]:
+    """(outcome, score, by) from ``--formula`` or from ``--outcome``/``--score``/``--by``, for every command."""
+    if args.formula is not None:
+        given = [f"--{n}" for n in ("outcome", "score", "by") if getattr(args, n)]
+        if given:
+            raise InputError(f"--formula replaces {', '.join(given)}; give one or the other")
+        f = parse_formula(args.formula)
+        return f.outcome, f.score, (list(f.by) or None)
+    missing = [f"--{n}" for n in ("outcome", "score") if not getattr(args, n)]
+    if missing:
+        raise InputError(f"missing {' and '.join(missing)} (or give --formula \"outcome ~ score | group\")")
+    score = args.score[0] if len(args.score) == 1 else args.score
+    return args.outcome, score, args.by
+
+
 def escape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
     """Text cells (and column names) that a spreadsheet would run as a formula, prefixed with ``'``.
 
@@ -146,8 +162,6 @@ def csv_text(frame_or_table: Any) -> str:
     """CSV text with formula-like cells escaped, from a frame or a publication table."""
     if isinstance(frame_or_table, pl.DataFrame):
         return escape_formulas(frame_or_table).write_csv()
-    import attrs
-
     return attrs.evolve(frame_or_table, cells=escape_formulas(frame_or_table.cells)).to_csv()
 
 

@@ -14,18 +14,37 @@ import numpy as np
 import polars as pl
 
 from . import _frames
+from ._validate import SCORE_KEY
 from .exceptions import InputError
+from .report.display import direction_phrase, html_display
+from .report.publication import publication_table
 from .report.text import text_table
 from .ties import TieTable
 
-__all__ = ["GroupedResult", "EstimateResult", "AucprResult", "AurocResult", "html_display"]
+__all__ = ["GroupedResult", "EstimateResult", "AucprResult", "AurocResult", "direction_signs", "html_display",
+           "read_direction"]
 
 
-def html_display(title: str, frame: Any) -> str:
-    """A notebook display: a bold heading over a frame's own HTML table (polars or pandas)."""
-    import html
+def read_direction(directions: dict) -> Any:
+    """The direction the scores were read in: one word, or a dict by score when they differ (``"auto"``)."""
+    chosen = set(directions.values())
+    return chosen.pop() if len(chosen) == 1 else dict(directions)
 
-    return f"<p><b>{html.escape(title)}</b></p>\n{frame._repr_html_()}"
+
+def direction_signs(direction: Any, keys: pl.DataFrame, score: Any) -> np.ndarray:
+    """Per group, 1.0 where its score was read as given and -1.0 where it was negated (``direction="lower"``).
+
+    ``direction`` is the word every score was read in (``"higher"`` or
+    ``"lower"``), or a dict by score when ``direction="auto"`` read them
+    different ways; with several scores ``keys`` holds the ``score`` key
+    column that names each group's score. Thresholds read off a tie table
+    are multiplied by the sign to return to the caller's scores.
+    """
+    n_groups = keys.height
+    if not isinstance(direction, dict):
+        return np.full(n_groups, -1.0 if direction == "lower" else 1.0)
+    names = keys[SCORE_KEY].to_list() if isinstance(score, tuple) else [score] * n_groups
+    return np.array([-1.0 if direction.get(name) == "lower" else 1.0 for name in names])
 
 
 class GroupedResult:
@@ -238,13 +257,7 @@ class EstimateResult(GroupedResult):
 
     def _direction_text(self) -> str:
         """``"; lower scores predict the positive outcome"`` when a score was read reversed (``direction=``)."""
-        direction = self.options.get("direction", "higher")
-        if direction in (None, "higher"):
-            return ""
-        if direction == "lower":
-            return "; lower scores predict the positive outcome"
-        reversed_scores = [s for s, d in dict(direction).items() if d == "lower"]
-        return f"; lower scores predict the positive outcome for {', '.join(reversed_scores)}"
+        return direction_phrase(self.options.get("direction", "higher"))
 
     def _repr_html_(self) -> str:
         """The notebook display: the heading and the table of estimates."""
@@ -258,8 +271,6 @@ class EstimateResult(GroupedResult):
         :func:`aucpr_stats.report.publication_table` for the options
         (``method=``, ``level=``, ``digits=``, ``labels=`` ...).
         """
-        from .report import publication_table
-
         return publication_table([self, *others], **options)
 
     def __repr__(self) -> str:

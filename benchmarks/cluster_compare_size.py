@@ -60,7 +60,7 @@ def main() -> None:
         warnings.simplefilter("ignore")
         df = simulate(rng, n_sims)
         for label, kwargs in (("Obuchowski (cluster-robust)", {"cluster": "patient"}), ("DeLong, rows as independent", {})):
-            p = compare(df, "y", ["a", "b"], by="sim", **kwargs).to_polars()["p_value"].to_numpy()
+            p = compare(df, "y", ["a", "b"], by="sim", metric="auroc", **kwargs).to_polars()["p_value"].to_numpy()
             rows.append(("AUROC", label, *_size(p)))
         small = df.filter(pl.col("sim") < n_boot_sims)
         for label, kwargs in (("cluster bootstrap", {"cluster": "patient"}), ("row bootstrap", {})):

@@ -67,15 +67,18 @@ def cell(rng, design: str, n: int, method: str) -> list[dict]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # cohort data sets without a positive: their rows are NaN and dropped
         out = cutoffs(frame, "y", "s", by="sim", threshold=["youden", MU / 2], method=method,
-                      prevalence=prevalence).to_polars()
+                      prevalence=prevalence).conf_int_polars()
     for kind, label in (("youden", "chosen by Youden"), ("value", "fixed at the optimum")):
-        part = out.filter(pl.col("criterion") == kind).unique("sim", keep="first", maintain_order=True)
-        t = part["threshold"].to_numpy()
+        part = out.filter(pl.col("criterion") == kind)
+        t = part.filter(pl.col("measure") == "sensitivity").unique("sim", keep="first", maintain_order=True)[
+            "threshold"].to_numpy()
         truth = _truth(t, COHORT_PREVALENCE if prevalence is None else prevalence)
         for name in ("sensitivity", "specificity", "ppv", "npv"):
             if name in ("ppv", "npv") and prevalence is not None and method != "wilson":
                 continue  # the Bayes interval does not depend on `method`
-            est, lo, hi = (part[c].to_numpy() for c in (name, f"{name}_lower", f"{name}_upper"))
+            # the long frame: one row per threshold and measure; the first threshold of each data set
+            rows_of = part.filter(pl.col("measure") == name).unique("sim", keep="first", maintain_order=True)
+            est, lo, hi = (rows_of[c].to_numpy() for c in ("estimate", "lower", "upper"))
             ok = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(truth[name])
             covered = (lo[ok] <= truth[name][ok]) & (truth[name][ok] <= hi[ok])
             c = float(covered.mean())

@@ -242,7 +242,7 @@ def run_arm(arm: str, df: pl.DataFrame, n_boot: int = 200) -> np.ndarray:
         test = aucpr(df, "y", "a", by=by).heterogeneity("bootstrap", across="group", n_boot=n_boot, seed=1,
                                                         progress=False)
     elif arm == "interaction_auroc_delong":
-        test = compare(df, "y", ["a", "b"], by=by).interaction(across="group")
+        test = compare(df, "y", ["a", "b"], by=by, metric="auroc").interaction(across="group")
     elif arm == "interaction_aucpr_bootstrap":
         test = compare(df, "y", ["a", "b"], by=by, metric="aucpr", n_boot=n_boot, seed=1,
                        progress=False).interaction("bootstrap", across="group")

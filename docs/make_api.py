@@ -61,9 +61,10 @@ CLI = """\
 `aucpr-stats FILE [options]` reads a CSV, TSV or Parquet file and prints a
 publication table (`aucpr_stats.cli.main`; `aucpr-stats --help` for every
 option). Columns: `--outcome`, `--score` (one or more), `--by`, or
-`--formula`; `--positive`, `--missing`. Statistics: `--metric aucpr|auroc`
-(repeatable), `--estimator`, `--interval` (repeatable; `default`, `none` or a
-method), `--level`, `--seed`, `--n-boot`. Output: `--format
+`--formula`; `--positive`, `--negative`, `--direction`, `--missing`,
+`--unused-levels`, `--weights`, `--cluster`. Statistics: `--metric aucpr|auroc`
+(repeatable), `--estimator`, `--method` (repeatable; `default`, `none` or a
+method; `--interval` is its earlier spelling), `--level`, `--seed`, `--n-boot`. Output: `--format
 text|csv|markdown|latex|html`, `--output FILE`, `--digits`, `--scores-as`,
 `--raw` (the unrounded long frame). Bad input: one line on stderr, exit
 status 2.

@@ -88,7 +88,7 @@ CASES: dict[str, tuple[Callable, Callable[[Any], Any], Callable[[Any], list]]] =
         cohort, lambda d: roc_curve(d, "y", "s2"),
         lambda r: [r.to_frame()]),
     "compare, paired, DeLong and bootstrap": (
-        cohort, lambda d: compare(d, "y", ["s", "s2"], by="sex"),
+        cohort, lambda d: compare(d, "y", ["s", "s2"], by="sex", metric="auroc"),
         lambda r: [r.to_frame()]),
     "compare, paired bootstrap of AUCPR": (
         lambda: with_missing(cohort()),

@@ -110,8 +110,9 @@ def test_help_explains_usage(capsys):
     assert info.value.code == 0
     text = capsys.readouterr().out
     for needle in ["--formula", "--outcome", "--score", "--by", "--positive", "--metric", "--estimator",
-                   "--interval", "--level", "--seed", "--format", "--output", "examples:", "Exit status"]:
+                   "--method", "--level", "--seed", "--format", "--output", "examples:", "Exit status"]:
         assert needle in text
+    assert "--interval" not in text  # the earlier spelling of --method still works, out of the help
 
 
 def test_console_script_runs_without_traceback():
@@ -166,7 +167,7 @@ def test_readme_main_job_on_real_data(capsys):
 
 def test_n_boot_only_with_bootstrap(capsys):
     assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--n-boot", "50"]) == 2
-    assert "--n-boot is for --interval bootstrap" in capsys.readouterr().err
+    assert "--n-boot is for --method bootstrap" in capsys.readouterr().err
     assert main([str(DATA), "--outcome", "disease", "--score", "model_a", "--interval", "bootstrap",
                  "--n-boot", "50", "--seed", "1", "--raw", "--format", "csv"]) == 0
     out = pl.read_csv(io.StringIO(capsys.readouterr().out))
@@ -180,7 +181,7 @@ def test_compare_prints_paired_comparison(capsys):
                  "--digits", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("Paired comparison of AUROC for outcome disease by site")
-    expected = compare(pl.read_csv(DATA), "disease", ["model_a", "model_b"], by="site").to_frame()
+    expected = compare(pl.read_csv(DATA), "disease", ["model_a", "model_b"], by="site", metric="auroc").to_frame()
     row = next(line for line in lines if line.startswith("C "))
     c = expected.filter(pl.col("site") == "C").row(0, named=True)
     from aucpr_stats.report import format_cell

@@ -223,7 +223,8 @@ def test_one_separator_per_table():
 def test_comparison_table_uses_to_in_every_row_and_a_true_minus(capsys):
     from aucpr_stats.compare import compare
 
-    table = comparison_table(compare(pl.read_csv(DATA), "disease", ["model_a", "model_b"], by="site"), digits=3)
+    comparison = compare(pl.read_csv(DATA), "disease", ["model_a", "model_b"], by="site", metric="auroc")
+    table = comparison_table(comparison, digits=3)
     cells = table.to_frame()["Difference (95% CI)"].to_list()
     assert cells == ["0.120 (0.061 to 0.180)", "0.084 (0.035 to 0.132)", "0.099 (-0.017 to 0.214)",
                      "0.092 (0.051 to 0.132)"]

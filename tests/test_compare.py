@@ -68,7 +68,8 @@ def test_paired_delong_matches_brute_force_with_ties():
         y, s1, s2, _ = tied_data(rng, n)
         if np.all(s1 == s2):
             continue
-        row = compare(pl.DataFrame({"y": y, "s1": s1, "s2": s2}), "y", ["s1", "s2"]).to_frame().row(0, named=True)
+        row = compare(pl.DataFrame({"y": y, "s1": s1, "s2": s2}), "y", ["s1", "s2"], metric="auroc").to_frame().row(
+            0, named=True)
         expected = brute_force_paired_delong(y, s1, s2)
         for column, value in expected.items():
             assert row[column] == pytest.approx(value, rel=1e-10, abs=1e-13), column
@@ -82,7 +83,7 @@ def test_paired_delong_per_group_and_frame_type(frame_kind):
     y, s1, s2, g = tied_data(rng, 300, groups=3)
     s3 = s1 + rng.normal(size=300)
     data = make_frame({"y": y.astype(int), "s1": s1, "s2": s2, "s3": s3, "g": g}, frame_kind)
-    result = compare(data, "y", ["s1", "s2", "s3"], by="g", reference="s3")
+    result = compare(data, "y", ["s1", "s2", "s3"], by="g", reference="s3", metric="auroc")
     assert isinstance(result, ComparisonResult)
     frame = result.to_frame()
     assert isinstance(frame, result_frame_type(frame_kind))
@@ -138,7 +139,7 @@ def test_paired_bootstrap_is_reproducible_and_paired(metric):
     # precise than the two separate bootstrap SEs combined as if independent
     assert row["correlation"] > 0.5
     if metric == "auroc":
-        delong = compare(data, "y", ["a", "b"]).to_frame().row(0, named=True)
+        delong = compare(data, "y", ["a", "b"], metric="auroc").to_frame().row(0, named=True)
         assert row["se"] == pytest.approx(delong["se"], rel=0.15)
         assert row["correlation"] == pytest.approx(delong["correlation"], abs=0.08)
         separate = as_polars(auroc(data, "y", ["a", "b"]).conf_int(method="delong"))["se"].to_numpy()
@@ -160,7 +161,7 @@ def test_unpaired_delong_adds_the_variances():
     s = rng.normal(size=n) + y
     site = rng.choice(["north", "south", "west"], n)
     data = pl.DataFrame({"y": y, "s": s, "site": site})
-    result = compare(data, "y", "s", between="site", reference="north")
+    result = compare(data, "y", "s", between="site", reference="north", metric="auroc")
     frame = as_polars(result.to_frame())
     assert frame.select("site_a", "site_b").rows() == [("south", "north"), ("west", "north")]
     assert result.paired is False
@@ -202,8 +203,8 @@ def test_missing_drop_uses_complete_rows():
     s2[[5, 9, 30]] = np.nan
     data = pl.DataFrame({"y": y, "a": s1, "b": s2})
     with pytest.raises(MissingValueError):
-        compare(data, "y", ["a", "b"])
-    row = compare(data, "y", ["a", "b"], missing="drop").to_frame().row(0, named=True)
+        compare(data, "y", ["a", "b"], metric="auroc")
+    row = compare(data, "y", ["a", "b"], missing="drop", metric="auroc").to_frame().row(0, named=True)
     keep = ~np.isnan(s2)
     assert row["n_missing"] == 3
     expected = brute_force_paired_delong(y[keep], s1[keep], s2[keep])
@@ -214,7 +215,7 @@ def test_degenerate_group_is_noted():
     data = pl.DataFrame({"y": [1, 0, 1, 0, 1, 1, 0, 1], "a": [0.9, 0.1, 0.8, 0.3, 0.5, 0.4, 0.2, 0.7],
                          "b": [0.2, 0.1, 0.8, 0.9, 0.5, 0.4, 0.6, 0.3], "g": [1, 1, 1, 1, 2, 2, 1, 1]})
     with pytest.warns(DegenerateGroupWarning, match="no negatives"):
-        frame = compare(data, "y", ["a", "b"], by="g").to_frame()
+        frame = compare(data, "y", ["a", "b"], by="g", metric="auroc").to_frame()
     assert frame.filter(pl.col("g") == 2)["note"].to_list() == ["no negatives"]
     # issue 14: 4 positives, the difference's Wald interval passes -1 and is truncated, and the group is flagged
     assert frame.filter(pl.col("g") == 1)["note"].to_list() == [
@@ -225,12 +226,12 @@ def test_degenerate_group_is_noted():
 def test_summary_and_repr():
     rng = np.random.default_rng(7)
     y, s1, s2, _ = tied_data(rng, 200)
-    result = compare(pl.DataFrame({"y": y, "a": s1, "b": s2}), "y", ["a", "b"])
+    result = compare(pl.DataFrame({"y": y, "a": s1, "b": s2}), "y", ["a", "b"], metric="auroc")
     text = result.summary(digits=3)
     assert text.splitlines()[0].startswith("Paired comparison of AUROC (DeLong test) of scores a, b")
     assert text.splitlines()[1].split()[:4] == ["score_a", "score_b", "estimate_a", "estimate_b"]
     assert repr(result).startswith("ComparisonResult(auroc, delong, difference=")
-    many = compare(pl.DataFrame({"y": y, "a": s1, "b": s2, "c": s1 - s2}), "y", ["a", "b", "c"])
+    many = compare(pl.DataFrame({"y": y, "a": s1, "b": s2, "c": s1 - s2}), "y", ["a", "b", "c"], metric="auroc")
     with pytest.raises(AttributeError, match="3 rows"):
         many.p_value
 
@@ -239,7 +240,8 @@ def test_formula_interface():
     rng = np.random.default_rng(9)
     y, s1, s2, g = tied_data(rng, 150, groups=2)
     data = pl.DataFrame({"y": y, "a": s1, "b": s2, "g": g})
-    assert compare("y ~ a + b | g", data=data).to_frame().equals(compare(data, "y", ["a", "b"], by="g").to_frame())
+    assert compare("y ~ a + b | g", data=data, metric="auroc").to_frame().equals(
+        compare(data, "y", ["a", "b"], by="g", metric="auroc").to_frame())
 
 
 def test_argument_errors():
@@ -286,12 +288,12 @@ def test_delong_is_antisymmetric_and_rank_invariant(rows):
     a = np.array([r[1] for r in rows], dtype=float)
     b = np.array([r[2] for r in rows], dtype=float)
     data = pl.DataFrame({"y": y, "a": a, "b": b, "a3": a**3 + 5})
-    ab = compare(data, "y", ["a", "b"]).to_frame().row(0, named=True)
-    ba = compare(data, "y", ["b", "a"]).to_frame().row(0, named=True)
+    ab = compare(data, "y", ["a", "b"], metric="auroc").to_frame().row(0, named=True)
+    ba = compare(data, "y", ["b", "a"], metric="auroc").to_frame().row(0, named=True)
     assert ab["difference"] == -ba["difference"]
     assert ab["se"] == pytest.approx(ba["se"], rel=1e-12, abs=1e-15)
     assert ab["p_value"] == pytest.approx(ba["p_value"], rel=1e-9, abs=1e-12, nan_ok=True)
-    transformed = compare(data, "y", ["a3", "b"]).to_frame().row(0, named=True)
+    transformed = compare(data, "y", ["a3", "b"], metric="auroc").to_frame().row(0, named=True)
     assert transformed["difference"] == pytest.approx(ab["difference"], abs=1e-15)
     assert transformed["se"] == pytest.approx(ab["se"], rel=1e-12, abs=1e-15)
     expected = brute_force_paired_delong(y, a, b)
@@ -303,7 +305,7 @@ def test_unpaired_degenerate_level_is_noted():
     data = pl.DataFrame({"y": [1, 0, 1, 0, 1, 1, 0, 1, 0, 1], "s": [0.9, 0.1, 0.8, 0.3, 0.5, 0.4, 0.2, 0.7, 0.6, 0.35],
                          "site": ["a", "a", "a", "a", "b", "b", "c", "c", "c", "c"]})
     with pytest.warns(DegenerateGroupWarning, match="no negatives"):
-        frame = compare(data, "y", ["s"], between="site").to_frame()
+        frame = compare(data, "y", ["s"], between="site", metric="auroc").to_frame()
     notes = dict(zip(zip(frame["site_a"], frame["site_b"]), frame["note"]))
     assert notes[("a", "b")] == "b: no negatives"
     assert notes[("b", "c")] == "a: no negatives"
@@ -320,7 +322,8 @@ def test_paired_bootstrap_matches_a_row_resampling_bootstrap():
     b = np.round(0.5 * a + rng.integers(0, 4, n), 0)
     data = pl.DataFrame({"y": y, "a": a.astype(float), "b": b})
     n_boot = 4000
-    row = compare(data, "y", ["a", "b"], method="bootstrap", n_boot=n_boot, seed=1).to_frame().row(0, named=True)
+    row = compare(data, "y", ["a", "b"], method="bootstrap", n_boot=n_boot, seed=1, metric="auroc").to_frame().row(
+        0, named=True)
 
     # brute force: draw row indices within each class, A' of both scores on the same rows
     pos, neg = np.flatnonzero(y), np.flatnonzero(~y)

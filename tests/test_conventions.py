@@ -43,7 +43,7 @@ def test_every_result_displays_in_a_notebook_with_a_heading_in_words():
             "pr_curve": pr_curve(df, "y", "s", by="site"),
             "roc_curve": roc_curve(df, "y", "s"),
             "band": pr_curve(df, "y", "s").band(n_boot=50, seed=1, grid=5),
-            "compare": compare(df, "y", ["s", "t"], by="site"),
+            "compare": compare(df, "y", ["s", "t"], by="site", metric="auroc"),
             "table": aucpr(df, "y", "s", by="site").table(),
         }
     for name, result in results.items():
@@ -65,13 +65,13 @@ def test_compare_spells_score_as_aucpr_does_and_keeps_the_earlier_name():
     from aucpr_stats.exceptions import InputError
 
     df = _frame()
-    by_name = compare(df, "y", score=["s", "t"], by="site").to_polars()
-    assert by_name.equals(compare(df, "y", ["s", "t"], by="site").to_polars())
-    assert by_name.equals(compare(df, "y", scores=["s", "t"], by="site").to_polars())
+    by_name = compare(df, "y", score=["s", "t"], by="site", metric="auroc").to_polars()
+    assert by_name.equals(compare(df, "y", ["s", "t"], by="site", metric="auroc").to_polars())
+    assert by_name.equals(compare(df, "y", scores=["s", "t"], by="site", metric="auroc").to_polars())
     with pytest.raises(InputError, match=r"give the score columns once, as `score`"):
-        compare(df, "y", score=["s", "t"], scores=["s", "t"])
+        compare(df, "y", score=["s", "t"], scores=["s", "t"], metric="auroc")
     with pytest.raises(InputError, match=r"`score` must name at least two columns for a paired comparison"):
-        compare(df, "y", score=["s"])
+        compare(df, "y", score=["s"], metric="auroc")
 
 
 def test_the_array_interface_matches_scikit_learn_and_returns_the_usual_results():

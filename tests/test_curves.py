@@ -256,3 +256,70 @@ def test_plots_draw_every_group():
     ax3 = roc_curve(df, "y", "s", by="g").plot()
     assert len(ax3.lines) == 4  # three curves and the diagonal
     plt.close("all")
+
+
+# ------------------------------------------------------------------- direction
+def test_direction_lower_is_the_curve_of_the_negated_score_with_thresholds_on_the_callers_scale():
+    rng = np.random.default_rng(11)
+    y, s = random_scores(rng, 300, ties=True)
+    s = -s  # smaller scores now predict the positive class
+    frame = pl.DataFrame({"y": y, "s": s})
+    pr = pr_curve(frame, "y", "s", direction="lower").to_frame()
+    precision, recall, thresholds = metrics.precision_recall_curve(y, -s)
+    np.testing.assert_allclose(pr["recall"].to_numpy(), recall[::-1])
+    np.testing.assert_allclose(pr["precision"].to_numpy(), precision[::-1])
+    # a case is called positive when its score is <= threshold: the thresholds of -s, negated back
+    np.testing.assert_allclose(pr["threshold"].to_numpy()[1:], -thresholds[::-1])
+    assert pr["threshold"][0] == -np.inf
+    for t, tp in zip(pr["threshold"].to_list()[1:], pr["tp"].to_list()[1:]):
+        assert tp == int(np.sum(y & (s <= t)))
+    roc = roc_curve(frame, "y", "s", direction="lower").to_frame()
+    fpr, tpr, roc_thresholds = metrics.roc_curve(y, -s, drop_intermediate=False)
+    np.testing.assert_allclose(roc["fpr"].to_numpy(), fpr)
+    np.testing.assert_allclose(roc["tpr"].to_numpy(), tpr)
+    np.testing.assert_allclose(roc["threshold"].to_numpy(), -roc_thresholds)
+
+
+def test_direction_reaches_evaluate_titles_and_options():
+    rng = np.random.default_rng(12)
+    y, s = random_scores(rng, 200)
+    frame = pl.DataFrame({"y": y, "s": s, "r": -s})
+    lower = pr_curve(frame, "y", "r", direction="lower")
+    higher = pr_curve(frame, "y", "s")
+    assert lower.options["direction"] == "lower" and higher.options["direction"] == "higher"
+    a, b = (as_polars(c.evaluate([0.25, 0.5, 0.9])) for c in (lower, higher))
+    np.testing.assert_array_equal(a["precision"].to_numpy(), b["precision"].to_numpy())
+    np.testing.assert_array_equal(a["threshold"].to_numpy(), -b["threshold"].to_numpy())
+    assert "lower scores predict the positive outcome" in lower.summary().splitlines()[0]
+    roc = roc_curve(frame, "y", "r", direction="lower").evaluate([0.1, 0.5])
+    np.testing.assert_array_equal(roc["tpr"].to_numpy(), roc_curve(frame, "y", "s").evaluate([0.1, 0.5])["tpr"])
+
+
+def test_direction_auto_reads_each_score_its_own_way_and_warns():
+    from aucpr_stats import DirectionWarning
+
+    rng = np.random.default_rng(13)
+    y, s = random_scores(rng, 300)
+    frame = pl.DataFrame({"y": y, "up": s, "down": -2.0 * s})
+    with pytest.warns(DirectionWarning, match="'down': lower scores predict"):
+        curve = roc_curve(frame, "y", ["up", "down"], direction="auto")
+    assert curve.options["direction"] == {"up": "higher", "down": "lower"}
+    out = as_polars(curve.to_frame())
+    up, down = (out.filter(pl.col("score") == name) for name in ("up", "down"))
+    np.testing.assert_array_equal(up["tpr"].to_numpy(), down["tpr"].to_numpy())
+    np.testing.assert_allclose(down["threshold"].to_numpy(), -2.0 * up["threshold"].to_numpy())
+    with pytest.raises(InputError, match=r"`direction` must be one of \['higher', 'lower', 'auto'\]"):
+        pr_curve(frame, "y", "up", direction="<")
+
+
+def test_curve_results_have_the_display_methods_of_every_result():
+    df = pl.DataFrame({"y": [1, 0, 1, 0, 1, 0], "s": [0.9, 0.8, 0.7, 0.2, 0.1, 0.5], "g": list("aabbab")})
+    for curve in (pr_curve(df, "y", "s", by="g"), roc_curve(df.to_pandas(), "y", "s", by="g")):
+        assert curve.to_polars().equals(as_polars(curve.to_frame()))
+        assert isinstance(curve.to_polars(), pl.DataFrame)
+        lines = curve.summary().splitlines()
+        assert lines[0].endswith("curve of s for outcome y, by g")
+        assert lines[1].split() == ["g", "n_pos", "n_neg", "prevalence", "n_points"]
+        groups = as_polars(curve.groups_frame())
+        assert groups["n_points"].to_list() == [4, 4]  # three distinct scores per group, and the start point
+        assert str(curve) == curve.summary() and "<table" in curve._repr_html_()

@@ -178,21 +178,30 @@ def test_ppv_at_a_given_prevalence_is_bayes_and_inside_its_interval():
         np.testing.assert_allclose(out["ppv"].to_numpy(), 0.02 * se / (0.02 * se + 0.98 * (1 - sp)))
         np.testing.assert_allclose(out["npv"].to_numpy(), 0.98 * sp / (0.98 * sp + 0.02 * (1 - se)))
     assert math.isnan(out["ppv"][2])
+    ci = cutoffs(frame, "disease", "model_a", threshold=[0.0, 1.0, 10.0, -10.0], prevalence=0.02).conf_int()
     for name in ("ppv", "npv", "sensitivity", "specificity"):
-        est, lo, hi = (out[c].to_numpy() for c in (name, f"{name}_lower", f"{name}_upper"))
+        rows = ci.filter(pl.col("measure") == name)
+        est, lo, hi = (rows[c].to_numpy() for c in ("estimate", "lower", "upper"))
+        np.testing.assert_array_equal(est, out[name].to_numpy())  # the long frame's estimate is the point value
         ok = ~np.isnan(est)
         assert np.all((lo[ok] <= est[ok]) & (est[ok] <= hi[ok])), name
+        # at a stated prevalence PPV and NPV get Mercaldo's logit interval, whatever the proportion method
+        assert rows["method"].unique().to_list() == (["logit"] if name in ("ppv", "npv") else ["wilson"])
     assert (out["prevalence"] == 0.02).all()
-    assert "0.5 added" in out["note"][3]  # everybody called positive: tn = 0
+    everybody = ci.filter((pl.col("threshold") == -10.0) & pl.col("measure").is_in(["ppv", "npv"]))
+    assert all("0.5 added" in note for note in everybody["note"])  # everybody called positive: tn = 0
+    assert out["note"][3] is None or "0.5 added" not in out["note"][3]  # an interval's note, not the point's
 
 
 def test_observed_prevalence_ppv_interval_is_a_proportion_of_the_called_positives():
     df = pl.DataFrame({"y": [0, 0, 1, 1, 1, 0, 1, 0, 1, 1], "s": list(range(10))})
-    row = cutoffs(df, "y", "s", threshold=4.0, method="clopper_pearson", level=0.9).to_polars().row(0, named=True)
+    result = cutoffs(df, "y", "s", threshold=4.0, method="clopper_pearson", level=0.9)
+    row = result.to_polars().row(0, named=True)
     tp, fp = row["tp"], row["fp"]
     lo, hi = proportion_confint(tp, tp + fp, alpha=0.1, method="beta")
-    assert (row["ppv_lower"], row["ppv_upper"]) == pytest.approx((lo, hi), abs=1e-12)
-    assert row["prevalence"] == 0.6 and row["method"] == "clopper_pearson" and row["level"] == 0.9
+    ppv = result.conf_int().filter(pl.col("measure") == "ppv").row(0, named=True)  # the call's method and level
+    assert (ppv["lower"], ppv["upper"]) == pytest.approx((lo, hi), abs=1e-12)
+    assert row["prevalence"] == 0.6 and ppv["method"] == "clopper_pearson" and ppv["level"] == 0.9
 
 
 # ------------------------------------------------------------------ edges and messages
@@ -238,7 +247,7 @@ def test_several_scores_give_a_score_key():
     ({"threshold": []}, InputError, "at least one"),
     ({"method": "exact"}, InputError, "`method` must be one of"),
     ({"prevalence": 1.5}, InputError, "`prevalence`"),
-    ({"direction": "auto"}, InputError, "`direction` must be one of"),
+    ({"direction": "up"}, InputError, "`direction` must be one of ['higher', 'lower', 'auto']"),
     ({"best_weights": (1, 1)}, InputError, "best_weights[1]"),
     ({"level": 95}, InputError, "`level`"),
 ])
@@ -253,3 +262,82 @@ def test_a_grouping_column_named_like_a_result_column_is_refused():
     df = pl.DataFrame({"y": [0, 1], "s": [0.1, 0.9], "threshold": [1, 1]})
     with pytest.raises(InputError, match="'threshold'"):
         cutoffs(df, "y", "s", by="threshold")
+
+
+# ------------------------------------------------------------------ one surface: direction, long intervals, table
+def test_direction_speaks_higher_and_lower_with_procs_signs_as_aliases():
+    frame = pl.read_csv(ROOT / "data" / "synthetic_cohort.csv")
+    for alias, word in (("<", "higher"), (">", "lower")):
+        by_alias = cutoffs(frame, "disease", "model_a", by="site", threshold=["youden", 0.5], direction=alias)
+        by_word = cutoffs(frame, "disease", "model_a", by="site", threshold=["youden", 0.5], direction=word)
+        assert by_alias.to_polars().equals(by_word.to_polars())
+        assert by_word.options["direction"] == word
+        assert by_word.to_polars()["direction"].unique().to_list() == [word]
+    # "lower": cases score <= threshold, the counts of the negated score at the negated threshold
+    lower = cutoffs(frame, "disease", "model_a", threshold=[0.5, -1.0, "all"], direction="lower").to_polars()
+    y, s = frame["disease"].to_numpy(), frame["model_a"].to_numpy()
+    for t, tp, fp in lower.select("threshold", "tp", "fp").rows():
+        assert (tp, fp) == (int(np.sum((s <= t) & (y == 1))), int(np.sum((s <= t) & (y == 0))))
+
+
+def test_direction_auto_warns_and_reads_each_score_its_own_way():
+    from aucpr_stats import DirectionWarning
+
+    frame = pl.read_csv(ROOT / "data" / "synthetic_cohort.csv").with_columns(down=-2.0 * pl.col("model_a"))
+    with pytest.warns(DirectionWarning, match="'down': lower scores predict"):
+        auto = cutoffs(frame, "disease", ["model_a", "down"], threshold=["youden", 1.0], direction="auto")
+    assert auto.options["direction"] == {"model_a": "higher", "down": "lower"}
+    out = auto.to_polars()
+    up, down = (out.filter(pl.col("score") == name) for name in ("model_a", "down"))
+    assert down["direction"].unique().to_list() == ["lower"]
+    assert down["threshold"][0] == -2.0 * up["threshold"][0]  # the same cut, on the caller's scale of each score
+    for column in ("tp", "fp", "sensitivity", "specificity"):
+        assert down[column][0] == up[column][0]
+    alone = cutoffs(frame, "disease", "down", threshold=1.0, direction="lower").to_polars()
+    assert down.filter(pl.col("criterion") == "value").drop("score").equals(alone)
+
+
+def test_conf_int_is_the_long_frame_of_every_measure_and_method():
+    df = pl.DataFrame({"g": ["a"] * 10 + ["b"] * 10, "y": [0, 0, 1, 1, 1, 0, 1, 0, 1, 1] * 2,
+                       "s": list(range(10)) + [3, 1, 4, 1, 5, 9, 2, 6, 5, 3]})
+    result = cutoffs(df, "y", "s", by="g", threshold=[4.0, "youden"], level=0.9)
+    points = result.to_polars()
+    assert "sensitivity_lower" not in points.columns and "lower" not in points.columns
+    long = result.conf_int(method="all")
+    assert long.columns == ["g", "criterion", "threshold", "measure", "estimate", "method", "level", "lower", "upper",
+                            "n_pos", "n_neg", "note"]
+    assert long.height == points.height * 4 * 2 and (long["level"] == 0.9).all()
+    counts = {"sensitivity": ("tp", ("tp", "fn")), "specificity": ("tn", ("tn", "fp")),
+              "ppv": ("tp", ("tp", "fp")), "npv": ("tn", ("tn", "fn"))}
+    for i, row in enumerate(points.iter_rows(named=True)):
+        for measure, (k, (a, b)) in counts.items():
+            for method, sm in (("wilson", "wilson"), ("clopper_pearson", "beta")):
+                got = long.filter((pl.col("g") == row["g"]) & (pl.col("threshold") == row["threshold"])
+                                  & (pl.col("criterion") == row["criterion"]) & (pl.col("measure") == measure)
+                                  & (pl.col("method") == method)).row(0, named=True)
+                n = row[a] + row[b]
+                assert got["estimate"] == pytest.approx(row[measure], nan_ok=True)
+                if n == 0:
+                    assert math.isnan(got["lower"])
+                    continue
+                lo, hi = proportion_confint(row[k], n, alpha=0.1, method=sm)
+                assert (got["lower"], got["upper"]) == pytest.approx((lo, hi), abs=1e-12), (measure, method)
+    # the call's method and level are the defaults; another level is one argument away
+    assert result.conf_int()["method"].unique().to_list() == ["wilson"]
+    assert (result.conf_int(level=0.5)["level"] == 0.5).all()
+    with pytest.raises(InputError, match="`method` must be one of"):
+        result.conf_int(method="exact")
+
+
+def test_table_and_summary_show_the_cells_of_conf_int():
+    df = pl.DataFrame({"y": [0, 0, 1, 1, 1, 0], "s": [0.1, 0.4, 0.35, 0.8, 0.4, 0.2]})
+    result = cutoffs(df, "y", "s", threshold=[0.3], method="clopper_pearson")
+    ci = result.conf_int().filter(pl.col("measure") == "sensitivity").row(0, named=True)
+    cell = f"{ci['estimate']:.2f} ({ci['lower']:.2f}\u2013{ci['upper']:.2f})"
+    table = result.table()
+    assert table.to_polars()["Sensitivity (95% CI)"].to_list() == [cell]
+    assert "Clopper-Pearson 95% intervals" in table.note
+    assert "Sensitivity (90% CI)" in result.table(level=0.9).to_polars().columns
+    assert f"{ci['estimate']:.3f} ({ci['lower']:.3f}\u2013{ci['upper']:.3f})" in result.summary()
+    with pytest.raises(InputError, match="one interval method"):
+        result.table(method="all")

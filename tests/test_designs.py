@@ -324,13 +324,13 @@ def test_clustered_paired_comparison_reduces_to_delong_for_clusters_of_one_row()
     from aucpr_stats.compare import compare
 
     df = _two_scores()
-    one_row = compare(df, "y", ["a", "b"], by="g", cluster="row").to_frame()
-    rows = compare(df, "y", ["a", "b"], by="g").to_frame()
+    one_row = compare(df, "y", ["a", "b"], by="g", cluster="row", metric="auroc").to_frame()
+    rows = compare(df, "y", ["a", "b"], by="g", metric="auroc").to_frame()
     assert one_row["method"].unique().to_list() == ["obuchowski"]
     for column in ("difference", "se", "p_value", "correlation"):
         np.testing.assert_allclose(one_row[column].to_numpy(), rows[column].to_numpy(), rtol=1e-10)
-    clustered = compare(df, "y", ["a", "b"], cluster="patient").to_frame()["se"][0]
-    assert clustered != pytest.approx(compare(df, "y", ["a", "b"]).to_frame()["se"][0], rel=1e-3)
+    clustered = compare(df, "y", ["a", "b"], cluster="patient", metric="auroc").to_frame()["se"][0]
+    assert clustered != pytest.approx(compare(df, "y", ["a", "b"], metric="auroc").to_frame()["se"][0], rel=1e-3)
 
 
 def test_clustered_paired_bootstrap_draws_the_same_patients_for_both_scores():
@@ -357,15 +357,15 @@ def test_comparison_at_a_stated_prevalence_and_refusals():
     expected = aucpr(df, "y", ["a", "b"], prevalence=0.05).to_polars()["estimate"].to_list()
     assert [stated["estimate_a"][0], stated["estimate_b"][0]] == pytest.approx(expected)
     with pytest.raises(InputError, match="`prevalence=` applies to AUCPR"):
-        compare(df, "y", ["a", "b"], prevalence=0.05)
+        compare(df, "y", ["a", "b"], prevalence=0.05, metric="auroc")
 
 
 def test_unpaired_comparison_of_clustered_rows():
     from aucpr_stats.compare import compare
 
     df = _two_scores()
-    one_row = compare(df, "y", "a", between="g", cluster="row").to_frame()
-    rows = compare(df, "y", "a", between="g").to_frame()
+    one_row = compare(df, "y", "a", between="g", cluster="row", metric="auroc").to_frame()
+    rows = compare(df, "y", "a", between="g", metric="auroc").to_frame()
     assert one_row["method"][0] == "obuchowski"
     assert one_row["se"][0] == pytest.approx(rows["se"][0], rel=1e-10)
     with warnings.catch_warnings():
@@ -392,11 +392,12 @@ def test_weighted_comparisons():
 
     df = _two_scores().with_columns(one=pl.lit(1.0), k=(pl.col("row") % 3 + 1).cast(pl.Int64), a2=pl.col("a"))
     # unit weights: the unweighted paired DeLong test
-    np.testing.assert_allclose(compare(df, "y", ["a", "b"], weights="one").to_frame()["se"].to_numpy(),
-                               compare(df, "y", ["a", "b"]).to_frame()["se"].to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(compare(df, "y", ["a", "b"], weights="one", metric="auroc").to_frame()["se"].to_numpy(),
+                               compare(df, "y", ["a", "b"], metric="auroc").to_frame()["se"].to_numpy(), rtol=1e-10)
     replicated = df.select(pl.all().repeat_by(pl.col("k")).explode())
-    weighted = compare(df, "y", ["a", "b"], weights="k").to_frame()
-    assert weighted["difference"][0] == pytest.approx(compare(replicated, "y", ["a", "b"]).to_frame()["difference"][0])
+    weighted = compare(df, "y", ["a", "b"], weights="k", metric="auroc").to_frame()
+    copies = compare(replicated, "y", ["a", "b"], metric="auroc").to_frame()
+    assert weighted["difference"][0] == pytest.approx(copies["difference"][0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same = compare(df.to_pandas(), "y", ["a", "a2"], metric="aucpr", weights="k", seed=1, n_boot=100).to_frame()
@@ -404,7 +405,7 @@ def test_weighted_comparisons():
     assert same["se"][0] == 0 and isinstance(same, pd.DataFrame)  # paired: the same rows for both scores
     assert unpaired["se"][0] > 0
     with pytest.raises(InputError, match="unpaired weighted comparison of AUROC uses method='bootstrap'"):
-        compare(df, "y", "a", between="g", weights="k")
+        compare(df, "y", "a", between="g", weights="k", metric="auroc")
 
 
 def test_forest_plot_and_table_of_clustered_results_pass_each_method_its_options():
@@ -471,7 +472,9 @@ def test_cutoff_intervals_of_clustered_rows_use_the_ratio_variance():
     from aucpr_stats import cutoffs
 
     df = _two_scores()
-    frame = cutoffs(df, "y", "a", threshold=[0.5], cluster="patient").to_polars()
+    result = cutoffs(df, "y", "a", threshold=[0.5], cluster="patient")
+    frame = result.to_polars()
+    sensitivity = result.conf_int().filter(pl.col("measure") == "sensitivity")
     # brute force: sensitivity as a ratio over patients, its linearisation variance, Wilson on n* = p(1-p)/var
     per = (df.filter(pl.col("y")).group_by("patient")
            .agg(x=(pl.col("a") >= 0.5).sum().cast(pl.Float64), m=pl.len().cast(pl.Float64)))
@@ -480,12 +483,11 @@ def test_cutoff_intervals_of_clustered_rows_use_the_ratio_variance():
     variance = len(m) / (len(m) - 1) * np.sum((x - p * m) ** 2) / m.sum() ** 2
     lower, upper = _wilson(p, p * (1 - p) / variance)
     assert frame["sensitivity"][0] == pytest.approx(p, rel=1e-12)
-    assert [frame["sensitivity_lower"][0], frame["sensitivity_upper"][0]] == pytest.approx([lower, upper], rel=1e-10)
+    assert [sensitivity["lower"][0], sensitivity["upper"][0]] == pytest.approx([lower, upper], rel=1e-10)
     # clusters of one row: the binomial variance times n/(n-1), i.e. Wilson on n - 1 cases
-    one = cutoffs(df, "y", "a", threshold=[0.5], cluster="row").to_polars()
+    one = cutoffs(df, "y", "a", threshold=[0.5], cluster="row").conf_int().filter(pl.col("measure") == "sensitivity")
     n = int(df["y"].sum())
-    assert [one["sensitivity_lower"][0], one["sensitivity_upper"][0]] == pytest.approx(
-        list(_wilson(p, n - 1)), rel=1e-10)
+    assert [one["lower"][0], one["upper"][0]] == pytest.approx(list(_wilson(p, n - 1)), rel=1e-10)
     # the counts do not change
     plain = cutoffs(df, "y", "a", threshold=[0.5]).to_polars()
     assert frame.select("tp", "fp", "tn", "fn").rows() == plain.select("tp", "fp", "tn", "fn").rows()
@@ -500,7 +502,8 @@ def test_weighted_cutoffs_equal_replicated_rows_and_unit_weights_one_row_cluster
     copies = cutoffs(replicated, "y", "a").to_polars()
     for column in ("threshold", "tp", "fp", "sensitivity", "specificity", "ppv", "npv"):
         assert weighted[column].to_list() == pytest.approx(copies[column].to_list(), rel=1e-12)
-    unit = cutoffs(df, "y", "a", threshold=[0.0, 1.0], weights="one").to_polars()
-    rows = cutoffs(df, "y", "a", threshold=[0.0, 1.0], cluster="row").to_polars()
-    for column in ("sensitivity_lower", "specificity_upper", "ppv_lower", "npv_upper"):
+    unit = cutoffs(df, "y", "a", threshold=[0.0, 1.0], weights="one").conf_int()
+    rows = cutoffs(df, "y", "a", threshold=[0.0, 1.0], cluster="row").conf_int()
+    assert unit["measure"].to_list() == rows["measure"].to_list()
+    for column in ("lower", "upper"):
         np.testing.assert_allclose(unit[column].to_numpy(), rows[column].to_numpy(), rtol=1e-10)

@@ -115,8 +115,9 @@ def test_compare_reads_each_score_in_the_given_direction():
     from aucpr_stats import compare
 
     df = _frame(seed=5).with_columns(t=pl.col("s") * 0.5 + pl.int_range(pl.len()) % 3)
-    lower = _quiet(compare, df, "y", ["s", "t"], by="g", direction="lower").to_frame()
-    by_hand = _quiet(compare, df.with_columns(-pl.col("s"), -pl.col("t")), "y", ["s", "t"], by="g").to_frame()
+    lower = _quiet(compare, df, "y", ["s", "t"], by="g", direction="lower", metric="auroc").to_frame()
+    by_hand = _quiet(compare, df.with_columns(-pl.col("s"), -pl.col("t")), "y", ["s", "t"], by="g",
+                     metric="auroc").to_frame()
     for column in ("estimate_a", "estimate_b", "difference", "p_value"):
         np.testing.assert_array_equal(lower[column].to_numpy(), by_hand[column].to_numpy())
 

@@ -243,7 +243,7 @@ def test_displays():
 # ------------------------------------------------------------------ interaction
 def test_paired_auroc_interaction_matches_brute_force_delong():
     df = _data()
-    test = compare(df, "y", ["s1", "s2"], by="g").interaction()
+    test = compare(df, "y", ["s1", "s2"], by="g", metric="auroc").interaction()
     effects, variances = [], []
     for level in ("a", "b", "c"):
         part = df.filter(pl.col("g") == level)
@@ -275,7 +275,7 @@ def test_interaction_one_row_per_pair_and_bootstrap():
 
 def test_unpaired_interaction_matches_brute_force_delong():
     df = _data(n=1500)
-    test = compare(df, "y", ["s1", "s2"], between="h", by="g").interaction()
+    test = compare(df, "y", ["s1", "s2"], between="h", by="g", metric="auroc").interaction()
     table = test.to_polars()
     assert table.height == 2 and set(table["score"]) == {"s1", "s2"}
     for score in ("s1", "s2"):
@@ -312,11 +312,11 @@ def test_adjust_unpaired_and_nan_rows():
                                         "g": ["e"] * 5, "h": ["m"] * 5})])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateGroupWarning)
-        out = compare(data, "y", ["s1"], between="g", adjust="holm").to_polars()
+        out = compare(data, "y", ["s1"], between="g", adjust="holm", metric="auroc").to_polars()
     p = out["p_value"].to_numpy()
     ok = np.isfinite(p)
     assert (~ok).sum() == 4 and np.isnan(out["p_adjusted"].to_numpy()[~ok]).all()
     np.testing.assert_allclose(out["p_adjusted"].to_numpy()[ok], multipletests(p[ok], method="holm")[1], rtol=1e-12)
     with pytest.raises(InputError, match="`adjust`"):
-        compare(df, "y", ["s1", "s2"], adjust="fdr")
-    assert "Holm" in compare(df, "y", ["s1", "s2"], by="g", adjust="holm").summary()
+        compare(df, "y", ["s1", "s2"], adjust="fdr", metric="auroc")
+    assert "Holm" in compare(df, "y", ["s1", "s2"], by="g", adjust="holm", metric="auroc").summary()

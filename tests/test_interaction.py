@@ -139,7 +139,7 @@ def test_interaction_methods_by_design():
     df = _data(n=300).with_columns(patient=pl.int_range(pl.len()) // 2, w=pl.lit(1.5), h=pl.col("b") > 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        roc = compare(df, "y", ["a", "b"], by="g")
+        roc = compare(df, "y", ["a", "b"], by="g", metric="auroc")
         assert roc.interaction().method == "delong"
         assert roc.interaction("jackknife").method == "jackknife"
         clustered = compare(df, "y", ["a", "b"], by="g", metric="aucpr", cluster="patient", n_boot=20, seed=1)

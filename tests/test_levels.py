@@ -201,7 +201,7 @@ def test_curves_bands_and_comparisons_handle_an_empty_group():
     assert band is not None
     roc = _quiet(roc_curve, df, "y", "s", by="age")
     assert roc.evaluate([0.5]).filter(pl.col("age") == "unknown")["tpr"].is_nan().all()
-    paired = _quiet(compare, df, "y", ["s", "s2"], by="age").to_frame()
+    paired = _quiet(compare, df, "y", ["s", "s2"], by="age", metric="auroc").to_frame()
     assert paired["age"].to_list() == ["unknown", *AGE_LABELS]
     assert np.isnan(paired["p_value"][0]) and not np.isnan(paired["p_value"][1])
     unpaired = _quiet(compare, df, "y", "s", between="age", metric="auroc").to_frame()

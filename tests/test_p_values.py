@@ -80,7 +80,7 @@ def test_truncated_difference_is_noted_and_footnoted():
     df = pl.DataFrame({"y": [1, 1, 1, 1, 0, 0, 0, 0, 0, 0], "a": [9.0, 8, 7, 6, 1, 2, 3, 4, 5, 0],
                        "b": [1.0, 2, 3, 6.5, 9, 8, 7, 6, 5, 4]})
     with pytest.warns(SmallSampleWarning, match=r"delong \(1 row\)"):
-        result = compare(df, "y", ["a", "b"])
+        result = compare(df, "y", ["a", "b"], metric="auroc")
     row = result.to_polars().row(0, named=True)
     assert row["upper"] == 1.0 and row["difference"] + 1.959963984540054 * row["se"] > 1.0
     assert row["note"].startswith("truncated to [-1, 1]; small sample:")

@@ -308,10 +308,11 @@ def test_bad_arguments(df):
 
 def test_compare_partial_areas(df):
     """Paired bootstrap of a partial area; DeLong refused; the estimates are those of auroc()."""
-    out = compare(df, "y", ["a", "b"], method="bootstrap", specificity=(0.8, 1), n_boot=200, seed=1).to_frame()
+    out = compare(df, "y", ["a", "b"], method="bootstrap", specificity=(0.8, 1), n_boot=200, seed=1,
+                  metric="auroc").to_frame()
     assert out["estimator"][0] == "a_prime, specificity 0.8-1"
     assert out["estimate_a"][0] == pytest.approx(auroc(df, "y", "a", specificity=(0.8, 1)).estimate)
     with pytest.raises(InputError, match="bootstrap"):
-        compare(df, "y", ["a", "b"], method="delong", specificity=(0.8, 1))
+        compare(df, "y", ["a", "b"], method="delong", specificity=(0.8, 1), metric="auroc")
     pr = compare(df, "y", ["a", "b"], metric="aucpr", recall=(0.5, 1), n_boot=100, seed=1).to_frame()
     assert pr["estimator"][0] == "interpolated_median, recall 0.5-1"

@@ -35,7 +35,7 @@ def test_sample_size_equals_proc(case):
 @pytest.mark.parametrize("case", [c for c in POWER if "ncases" in c["args"]], ids=str)
 def test_power_equals_proc(case):
     args = case["args"]
-    result = power(auc=args["auc"], n_pos=args["ncases"], n_neg=args["ncontrols"], alpha=args["sig.level"],
+    result = power("auroc", auc=args["auc"], n_pos=args["ncases"], n_neg=args["ncontrols"], alpha=args["sig.level"],
                    alternative=_alternative(args))
     assert result.power == pytest.approx(case["power"], abs=1e-6)
 
@@ -47,24 +47,24 @@ def test_variance_at_one_half_is_procs_null_variance():
 
 
 def test_power_at_the_planned_size_is_the_target():
-    plan = sample_size(auc=0.72, power=0.85, alpha=0.05, ratio=3)
-    again = power(auc=0.72, n_pos=plan.n_pos_exact, n_neg=plan.n_neg_exact, alpha=0.05)
+    plan = sample_size("auroc", auc=0.72, power=0.85, alpha=0.05, ratio=3)
+    again = power("auroc", auc=0.72, n_pos=plan.n_pos_exact, n_neg=plan.n_neg_exact, alpha=0.05)
     assert again.power == pytest.approx(0.85, abs=1e-12)
 
 
 def test_another_null_value_needs_more_cases_the_closer_it_is():
-    far = sample_size(auc=0.85, auc0=0.5).n_pos_exact
-    near = sample_size(auc=0.85, auc0=0.75).n_pos_exact
+    far = sample_size("auroc", auc=0.85, auc0=0.5).n_pos_exact
+    near = sample_size("auroc", auc=0.85, auc0=0.75).n_pos_exact
     assert near > far
 
 
 @pytest.mark.parametrize("kwargs,text", [
-    ({"auc": None}, "`auc` is required"),
-    ({"auc": 0.5}, "must differ"),
-    ({"auc": 1.2}, "`auc`"),
-    ({"auc": 0.8, "power": 1.0}, "`power`"),
-    ({"auc": 0.8, "ratio": -1}, "`ratio`"),
-    ({"auc": 0.8, "alternative": "less"}, "`alternative`"),
+    ({"metric": "auroc", "auc": None}, "`auc` is required"),
+    ({"metric": "auroc", "auc": 0.5}, "must differ"),
+    ({"metric": "auroc", "auc": 1.2}, "`auc`"),
+    ({"metric": "auroc", "auc": 0.8, "power": 1.0}, "`power`"),
+    ({"metric": "auroc", "auc": 0.8, "ratio": -1}, "`ratio`"),
+    ({"metric": "auroc", "auc": 0.8, "alternative": "less"}, "`alternative`"),
     ({"metric": "aucpr", "prevalence": 0.1}, "one target"),
     ({"metric": "aucpr", "half_width": 0.05}, "`prevalence` is required"),
     ({"metric": "aucpr", "prevalence": 0.1, "half_width": 0.05, "method": "delong"}, "`method`"),
@@ -75,11 +75,11 @@ def test_bad_arguments_are_named(kwargs, text):
     assert text in str(info.value)
 
 
-def test_power_needs_counts_and_is_auroc_only():
+def test_power_needs_counts():
     with pytest.raises(InputError, match="`n_pos` and `n_neg`"):
-        power(auc=0.8)
-    with pytest.raises(InputError, match="sample_size"):
-        power("aucpr", auc=0.8, n_pos=10, n_neg=10)
+        power("auroc", auc=0.8)
+    with pytest.raises(InputError, match="`n_pos` and `n_neg`"):
+        power(aucpr=0.2)
 
 
 def test_aucpr_half_width_plan_meets_its_target_within_monte_carlo_error():

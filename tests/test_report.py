@@ -192,7 +192,7 @@ def test_comparison_table_cells_equal_compare_numbers():
     from aucpr_stats.report import comparison_table, format_p
 
     df = cohort(n=600)
-    result = compare(df, "y", ["s1", "s2"], by="site")
+    result = compare(df, "y", ["s1", "s2"], by="site", metric="auroc")
     table = comparison_table(result, digits=3, labels={"site": "Site"})
     frame = as_polars(result.to_frame())
     assert table.cells.columns == ["Site", "Positives", "Negatives", "AUROC s1", "AUROC s2",
@@ -204,7 +204,7 @@ def test_comparison_table_cells_equal_compare_numbers():
     assert table.cells["p"].to_list() == [format_p(p) for p in frame["p_value"]]
     assert publication_table(result).cells.columns == comparison_table(result).cells.columns
     # several pairs: a Comparison column; unpaired: counts of both groups
-    three = comparison_table(compare(df, "y", ["s1"], between="site"))
+    three = comparison_table(compare(df, "y", ["s1"], between="site", metric="auroc"))
     assert three.cells.columns[0] == "Comparison" and three.cells["Comparison"].to_list()[0] == "a vs b"
     assert re.fullmatch(r"\d+ / \d+", three.cells["Positives"][0])
 

@@ -30,9 +30,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
-from aucpr_stats.api import aucpr, auroc  # noqa: E402
-from aucpr_stats.plot import forest_plot  # noqa: E402
-from aucpr_stats.report import publication_table  # noqa: E402
+from aucpr_stats import aucpr, auroc, forest_plot, publication_table  # noqa: E402
 
 QUICK = os.environ.get("AUCPR_STATS_QUICK") == "1"
 OUT = Path(os.environ.get("AUCPR_STATS_OUTPUT", "tutorials/output"))

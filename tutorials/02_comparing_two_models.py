@@ -35,9 +35,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from aucpr_stats.api import aucpr, auroc  # noqa: E402
-from aucpr_stats.compare import compare  # noqa: E402
-from aucpr_stats.report import comparison_table  # noqa: E402
+from aucpr_stats import aucpr, auroc, compare, comparison_table  # noqa: E402
 
 QUICK = os.environ.get("AUCPR_STATS_QUICK") == "1"
 OUT = Path(os.environ.get("AUCPR_STATS_OUTPUT", "tutorials/output"))

@@ -34,9 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from aucpr_stats.exceptions import LowEffectiveSampleSizeWarning  # noqa: E402
-from aucpr_stats.curves import pr_curve  # noqa: E402
-from aucpr_stats.simulate import Binormal  # noqa: E402
+from aucpr_stats import Binormal, LowEffectiveSampleSizeWarning, pr_curve  # noqa: E402
 
 QUICK = os.environ.get("AUCPR_STATS_QUICK") == "1"
 OUT = Path(os.environ.get("AUCPR_STATS_OUTPUT", "tutorials/output"))

@@ -32,8 +32,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from aucpr_stats.estimators import PR_ESTIMATORS  # noqa: E402
-from aucpr_stats.simulate import BOYD_ESTIMATORS, SCENARIOS, bias_study, coverage_study  # noqa: E402
+from aucpr_stats import BOYD_ESTIMATORS, PR_ESTIMATORS, SCENARIOS, bias_study, coverage_study  # noqa: E402
 
 QUICK = os.environ.get("AUCPR_STATS_QUICK") == "1"
 OUT = Path(os.environ.get("AUCPR_STATS_OUTPUT", "tutorials/output"))

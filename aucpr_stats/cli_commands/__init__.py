@@ -3,25 +3,16 @@
 ``aucpr_stats.cli.main`` hands ``aucpr-stats cutoffs ...`` and
 ``aucpr-stats plan ...`` here. Each subcommand has ``build_parser()`` and
 ``main(argv)``; both print one line on stderr and exit with status 2 for a
-bad file, column or option, as the main command does.
+bad file, column or option, as the main command does. What they share is in
+:mod:`.common`; the main command's ``--compare`` is in :mod:`.compare`.
 """
 
 from __future__ import annotations
 
-import sys
-import traceback
-import warnings
-from pathlib import Path
-from typing import Callable
-
-import polars as pl
-
-from ..cli_io import print_warnings, write_or_print
+from . import cutoffs, plan
+from .common import FORMATS, add_output_arguments, checked_format, render, run
 
 __all__ = ["main", "run", "render", "add_output_arguments", "checked_format", "SUBCOMMANDS", "FORMATS"]
-
-#: Output formats of the subcommands.
-FORMATS = ("text", "csv", "markdown")
 
 #: The subcommands by name, as ``module:main``.
 SUBCOMMANDS = ("cutoffs", "plan")
@@ -29,78 +20,5 @@ SUBCOMMANDS = ("cutoffs", "plan")
 
 def main(argv: list[str]) -> int:
     """Run ``argv[0]`` (``cutoffs`` or ``plan``) with the rest of ``argv``."""
-    from . import cutoffs, plan
-
     command = {"cutoffs": cutoffs, "plan": plan}[argv[0]]
     return command.main(argv[1:])
-
-
-def add_output_arguments(parser, digits: int) -> None:
-    """The output options every subcommand takes: --format, --output, --force, --digits, --debug."""
-    parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="text, csv or markdown (default: from the --output extension, else text)")
-    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (.txt, .csv, .md)")
-    parser.add_argument("--force", action="store_true", help="overwrite an existing --output file")
-    parser.add_argument("--digits", type=int, default=digits, help=f"decimals shown (default {digits})")
-    parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
-
-
-def checked_format(command: str, args) -> str:
-    """The output format of a subcommand: --format or the --output extension, among :data:`FORMATS`."""
-    from ..cli_io import output_format
-
-    fmt = output_format(args.output, args.format)
-    if fmt not in FORMATS:
-        raise ValueError(f"{command} writes {', '.join(FORMATS)}; got {fmt}")
-    return fmt
-
-
-def render(frame: pl.DataFrame, text: str, fmt: str, digits: int) -> str:
-    """A result frame as ``fmt``: ``text`` (its summary), ``csv`` (formula-like cells escaped) or ``markdown``."""
-    if fmt == "text":
-        return text
-    from ..cli_io import escape_formulas
-
-    if fmt == "csv":
-        return escape_formulas(frame).write_csv()
-
-    def cell(value) -> str:
-        if value is None:
-            return ""
-        if isinstance(value, float):
-            return "NaN" if value != value else f"{value:.{digits}f}"  # noqa: PLR0124 (NaN test)
-        return str(value).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "|".join("---" for _ in frame.columns) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.iter_rows()]
-    return "\n".join(lines)
-
-
-def run(prog: str, args, work: Callable[[], str]) -> int:
-    """Run ``work()`` and print (or write to ``args.output``) its text; one line on stderr for an error."""
-    try:
-        if args.output and Path(args.output).exists() and not args.force:
-            raise ValueError(f"--output file {args.output!r} exists; pass --force to overwrite it")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            text = work()
-        print_warnings(prog, caught)
-        write_or_print(prog, text, args.output)
-    except (ValueError, TypeError, KeyError, pl.exceptions.PolarsError, OSError) as exc:
-        return _fail(args, f"{prog}: error: {_first_line(exc)}", 2)
-    except Exception as exc:  # anything unforeseen: one line, the traceback only with --debug
-        hint = "" if args.debug else " (run with --debug for the traceback)"
-        return _fail(args, f"{prog}: error: unexpected {type(exc).__name__}: {_first_line(exc)}{hint}", 1)
-    return 0
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _fail(args, line: str, status: int) -> int:
-    if args.debug:
-        traceback.print_exc(file=sys.stderr)
-    print(line, file=sys.stderr)
-    return status

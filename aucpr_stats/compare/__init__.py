@@ -34,19 +34,30 @@ from .result import ComparisonResult
 from .statistics import ADJUST_METHODS, adjust_p_values, bootstrap_p_value
 from .unpaired import compare_unpaired
 
-__all__ = ["compare", "ComparisonResult", "METRICS", "METHODS", "delong_paired", "bootstrap_p_value",
+__all__ = ["compare", "ComparisonResult", "DEFAULT_METRIC", "METRICS", "METHODS", "delong_paired", "bootstrap_p_value",
            "heterogeneity", "interaction", "HeterogeneityResult", "ADJUST_METHODS"]
 
 #: Metrics that :func:`compare` compares.
 METRICS = ("auroc", "aucpr")
 
+#: The metric of :func:`compare`, :func:`aucpr_stats.power` and :func:`aucpr_stats.sample_size` when none is
+#: named: the library's namesake. AUROC is always one argument away, ``metric="auroc"``.
+DEFAULT_METRIC = "aucpr"
+
 #: Comparison methods per metric; the first is the default.
 METHODS = {"auroc": ("delong", "bootstrap"), "aucpr": ("bootstrap",)}
+
+#: Arguments that belong to one metric only, and the metric they belong to.
+_METRIC_ARGUMENTS = {"specificity": "auroc", "sensitivity": "auroc", "recall": "aucpr", "prevalence": "aucpr"}
 
 
 def _compare_iv(metric, method, estimator, scores, between, reference, level, n_boot):
     metric = _validate.choice_iv(metric, "metric", METRICS)
     methods = METHODS[metric]
+    if method is not None and method not in methods and any(method in m for m in METHODS.values()):
+        other = next(name for name, m in METHODS.items() if method in m)
+        raise InputError(f"`method` must be one of {list(methods)}; got {method!r}, which compares "
+                         f"{other.upper()}: pass metric={other!r} (the default metric is {DEFAULT_METRIC!r})")
     method = methods[0] if method is None else _validate.choice_iv(method, "method", methods)
     names = _validate.names_or_all_iv(DEFAULT_ESTIMATOR[metric] if estimator is None else estimator, "estimator",
                                       list(ESTIMATORS[metric]))
@@ -68,7 +79,7 @@ def compare(
     *,
     data: Any = None,
     scores: Sequence[str] | None = None,
-    metric: str = "auroc",
+    metric: str = DEFAULT_METRIC,
     method: str | None = None,
     reference: Any = None,
     estimator: str | Sequence[str] | None = None,
@@ -91,8 +102,13 @@ def compare(
     prevalence: float | None = None,
     cluster: str | None = None,
     weights: str | None = None,
+    rng: Any = None,
 ) -> ComparisonResult:
-    """Compare the AUROC or AUCPR of scores, paired on the same rows or between independent groups.
+    """Compare the AUCPR or AUROC of scores, paired on the same rows or between independent groups.
+
+    The metric compared is AUCPR unless ``metric="auroc"`` says otherwise:
+    the library's one default, shared with :func:`aucpr_stats.power` and
+    :func:`aucpr_stats.sample_size` (:data:`DEFAULT_METRIC`).
 
     Parameters
     ----------
@@ -111,15 +127,17 @@ def compare(
         one of ``score`` and ``scores``).
     by : str or list of str, optional
         Grouping columns: one set of comparisons per group.
-    metric : {"auroc", "aucpr"}
-        The area compared.
-    method : {"delong", "bootstrap"}, optional
-        ``"delong"`` (default for AUROC): DeLong, DeLong & Clarke-Pearson's
-        (1988) normal test with their covariance. ``"bootstrap"`` (the only
-        method for AUCPR): the stratified bootstrap, paired (the same
+    metric : {"aucpr", "auroc"}
+        The area compared: ``"aucpr"`` (default, the library's namesake) or
+        ``"auroc"``.
+    method : {"bootstrap", "delong"}, optional
+        ``"bootstrap"`` (the only method for AUCPR, so the default call is
+        the paired bootstrap of AUCPR): the stratified bootstrap, paired (the same
         resampled rows for every score) or, with ``between``, independent per
         group; percentile interval of the difference and the p-value of
-        :func:`bootstrap_p_value`.
+        :func:`bootstrap_p_value`. ``"delong"`` (the default for
+        ``metric="auroc"``): DeLong, DeLong & Clarke-Pearson's (1988) normal
+        test with their covariance.
     reference : optional
         Compare every other score (paired) or level of ``between`` (unpaired)
         with this one; by default all pairs. The difference is
@@ -135,8 +153,8 @@ def compare(
         Confidence level of the interval of the difference.
     n_boot : int
         Bootstrap replicates.
-    seed : None, int or numpy.random.Generator
-        Randomness of the bootstrap; the same seed gives the same result.
+    seed : None, int, numpy.random.Generator or SeedSequence
+        The alias of ``rng`` (the same value gives the same numbers); give one of the two.
     positive : scalar, optional
         The positive level of ``outcome``.
     missing : {"error", "drop"}
@@ -198,6 +216,10 @@ def compare(
         DeLong covariance (Obuchowski's with one row per cluster). With
         ``cluster=`` too, whole clusters with their weighted counts.
         Unpaired: the weighted bootstrap of each level (AUROC: ``method="bootstrap"``).
+    rng : None, int, numpy.random.Generator or SeedSequence
+        The randomness of the bootstrap (SPEC 7): each group draws from its
+        own stream, derived from ``rng`` and its key; the same ``rng`` gives
+        the same result.
 
     Returns
     -------
@@ -211,7 +233,8 @@ def compare(
         ``n_pos``, ``n_neg``, ``n_missing`` (paired) or ``n_pos_a``,
         ``n_neg_a``, ``n_pos_b``, ``n_neg_b`` (unpaired), ``note``; with
         ``adjust``, ``p_adjusted`` after ``p_value``. ``.interaction()`` tests
-        whether the difference is the same in every group.
+        whether the difference is the same in every group; ``.table()`` is
+        the publication table (:func:`aucpr_stats.comparison_table`).
 
     Raises
     ------
@@ -229,13 +252,15 @@ def compare(
     Examples
     --------
     >>> import numpy as np, polars as pl
-    >>> from aucpr_stats.compare import compare
-    >>> rng = np.random.default_rng(1)
-    >>> y = rng.random(400) < 0.3
-    >>> df = pl.DataFrame({"y": y, "a": rng.normal(size=400) + y, "b": rng.normal(size=400) + 0.5 * y})
-    >>> result = compare(df, "y", ["a", "b"])
-    >>> result.difference > 0
-    True
+    >>> from aucpr_stats import compare
+    >>> gen = np.random.default_rng(1)
+    >>> y = gen.random(400) < 0.3
+    >>> df = pl.DataFrame({"y": y, "a": gen.normal(size=400) + y, "b": gen.normal(size=400) + 0.5 * y})
+    >>> result = compare(df, "y", ["a", "b"], n_boot=500, rng=1)  # AUCPR, the paired bootstrap
+    >>> result.method, result.difference > 0
+    ('bootstrap', True)
+    >>> compare(df, "y", ["a", "b"], metric="auroc").method  # AUROC, DeLong's test
+    'delong'
     """
     if scores is not None:
         if score is not None:
@@ -244,6 +269,11 @@ def compare(
         score = scores
     scores = score
     requested_method = method
+    for name, value in (("specificity", specificity), ("sensitivity", sensitivity), ("recall", recall),
+                        ("prevalence", prevalence)):
+        owner = _METRIC_ARGUMENTS[name]
+        if value is not None and metric != owner and metric in METRICS:
+            raise InputError(f"`{name}=` applies to {owner.upper()}; got metric={metric!r}: pass metric={owner!r}")
     metric, method, names, score_names, level, n_boot = _compare_iv(
         metric, method, estimator, scores, between, reference, level, n_boot)
     window = partial_iv(metric, specificity=specificity, sensitivity=sensitivity, recall=recall,
@@ -254,13 +284,11 @@ def compare(
                              "method='bootstrap' (the paired stratified bootstrap)")
         method = "bootstrap"
         names = partial_names(metric, names, window)
-    seed = _validate.seed_iv(seed)
+    seed = _validate.rng_iv(rng, seed)
     adjust = None if adjust is None else _validate.choice_iv(adjust, "adjust", ADJUST_METHODS)
     progress = progress_iv(progress)
     if prevalence is not None:
         prevalence = _validate.probability_iv(prevalence, "prevalence")
-        if metric != "aucpr":
-            raise InputError("`prevalence=` applies to AUCPR (AUROC does not depend on the prevalence)")
     estimators = records(metric, names, ties_iv(ties), prevalence=prevalence)
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
     rows_as_clusters = weights is not None and cluster is None and between is None

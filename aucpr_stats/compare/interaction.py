@@ -134,7 +134,7 @@ def _jackknife_variance(comparison: Any, options: dict) -> tuple[np.ndarray, np.
     """The jackknife variance of every row's difference, its degrees of freedom and the positives it pools per."""
     pooled, seed, max_units = jackknife_options(options)
     out = comparison.jackknife_source.difference_variance(max_units, seed)
-    if out["variance"].size != comparison.table.height:  # pragma: no cover - a broken invariant, not user input
+    if out["variance"].size != comparison.to_polars().height:  # pragma: no cover - a broken invariant, not user input
         raise RuntimeError("the comparison table and the tables kept for its jackknife disagree")
     # each cell's variance has (positive units - 1) degrees of freedom; a difference of two cells adds them
     cells = 1 if isinstance(comparison.jackknife_source, PairedRows) else 2
@@ -180,7 +180,7 @@ def interaction(comparison: Any, method: str | None = None, *, across: Any = Non
     """
     methods = _methods(comparison)
     method = methods[0] if method is None else choice_iv(method, "method", methods)
-    table = comparison.table
+    table = comparison.to_polars()
     across, split = across_iv(across, tuple(comparison.by))
     pair = ["score_a", "score_b"] if comparison.paired else [
         *(["score"] if "score" in table.columns else []), f"{comparison.between}_a", f"{comparison.between}_b"]

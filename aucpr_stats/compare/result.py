@@ -8,9 +8,14 @@ import attrs
 import polars as pl
 
 from .. import _frames
+from .._validate import rng_iv
 from ..report.cells import format_p
+from ..report.comparison import comparison_table
+from ..report.display import html_display
+from ..report.table import PublicationTable
 from ..report.text import text_table
-from ..results import html_display
+from .heterogeneity import HeterogeneityResult
+from .interaction import interaction
 
 __all__ = ["ComparisonResult"]
 
@@ -28,8 +33,10 @@ class ComparisonResult:
 
     Attributes
     ----------
-    table : polars.DataFrame
-        The comparison table (see :func:`compare` for its columns).
+    frame : polars.DataFrame
+        The comparison frame (see :func:`compare` for its columns; the
+        constructor takes it as ``table=``); ``.to_polars()`` returns it and
+        ``.table()`` is its publication table.
     frame_kind : {"pandas", "polars"}
     metric : {"auroc", "aucpr"}
     method : {"delong", "bootstrap"}
@@ -58,7 +65,7 @@ class ComparisonResult:
         or the levels' tables (:class:`~aucpr_stats.compare.interaction.LevelTables`).
     """
 
-    table: pl.DataFrame = attrs.field(eq=False)
+    frame: pl.DataFrame = attrs.field(eq=False, alias="table")
     frame_kind: str
     metric: str
     method: str
@@ -77,19 +84,19 @@ class ComparisonResult:
 
     def to_polars(self) -> pl.DataFrame:
         """The comparison table as a polars DataFrame, whatever the caller's frame type."""
-        return self.table
+        return self.frame
 
     def to_frame(self):
         """The comparison table in the caller's frame type."""
-        return _frames.to_caller(self.table, self.frame_kind)
+        return _frames.to_caller(self.frame, self.frame_kind)
 
     def _single(self, column: str) -> float:
-        if self.table.height != 1:
+        if self.frame.height != 1:
             raise AttributeError(
                 f"`.{column}` is defined for a result with one comparison; this one has "
-                f"{self.table.height} rows: use `.to_frame()`"
+                f"{self.frame.height} rows: use `.to_frame()`"
             )
-        return float(self.table[column][0])
+        return float(self.frame[column][0])
 
     @property
     def difference(self) -> float:
@@ -116,11 +123,11 @@ class ComparisonResult:
 
     def _repr_html_(self) -> str:
         """The notebook display: the heading and the comparison table."""
-        return html_display(self._title(), self.table)
+        return html_display(self._title(), self.frame)
 
     def summary(self, digits: int = 4) -> str:
         """A readable text table with a title line."""
-        frame = self.table
+        frame = self.frame
         drop = [c for c in ("z", "level", "method") if c in frame.columns]
         if frame["note"].null_count() == frame.height:
             drop.append("note")
@@ -140,7 +147,16 @@ class ComparisonResult:
 
     __str__ = summary
 
-    def interaction(self, method: str | None = None, *, across: Any = None, **options: Any):
+    def table(self, **options: Any) -> PublicationTable:
+        """A publication table of the comparison: both areas, their difference with its interval, and p.
+
+        ``**options``: those of :func:`aucpr_stats.comparison_table`
+        (``digits``, ``p_digits``, ``labels``, ``counts``, ``sep``, ``na``).
+        """
+        return comparison_table(self, **options)
+
+    def interaction(self, method: str | None = None, *, across: Any = None, rng: Any = None,
+                    **options: Any) -> HeterogeneityResult:
         """Test of interaction: is the difference the same in every group? One row per pair and estimator.
 
         Cochran's Q on the per-group differences. For an AUCPR comparison
@@ -150,21 +166,24 @@ class ComparisonResult:
         squared ``se`` of this table (DeLong's covariance for a paired AUROC
         comparison, the bootstrap's otherwise), chi-square reference. See
         :func:`aucpr_stats.compare.interaction.interaction` for ``method``
-        and the options.
+        and the options. ``rng`` (SPEC 7; ``seed`` is its alias): the
+        randomness of the jackknife's random groups of a class with more
+        than ``max_units`` distinct scores (default 0: the same numbers on
+        every call).
 
         Returns
         -------
         HeterogeneityResult
         """
-        from .interaction import interaction
-
+        if rng is not None or "seed" in options:
+            options["seed"] = rng_iv(rng, options.pop("seed", None))
         return interaction(self, method, across=across, **options)
 
     def __repr__(self) -> str:
         name = type(self).__name__
-        if self.table.height == 1:
-            row = self.table.row(0, named=True)
+        if self.frame.height == 1:
+            row = self.frame.row(0, named=True)
             return (f"{name}({self.metric}, {self.method}, difference={row['difference']:.4f}, "
                     f"p_value={row['p_value']:.4g})")
-        return f"{name}({self.metric}, {self.method}, paired={self.paired}, comparisons={self.table.height})"
+        return f"{name}({self.metric}, {self.method}, paired={self.paired}, comparisons={self.frame.height})"
 

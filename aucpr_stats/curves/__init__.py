@@ -20,6 +20,7 @@ from ..exceptions import InputError
 from ..estimators.prevalence import at_prevalence
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..request import open_data
+from ..results import read_direction
 from .bands import BAND_METHODS, BandResult
 from .points import CURVE_METHODS, pr_step, roc_step
 from .results import PrCurveResult, RocCurveResult
@@ -35,7 +36,8 @@ MAX_GRID = 10**6
 
 
 def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, missing, ties=DEFAULT_TIES,
-           negative=None, unused_levels="keep", weights=None, prevalence=None, cluster=None, grid=None):
+           negative=None, unused_levels="keep", weights=None, prevalence=None, cluster=None, grid=None,
+           direction="higher"):
     ties = ties_iv(ties)
     if prevalence is not None:
         prevalence = probability_iv(prevalence, "prevalence")
@@ -47,8 +49,9 @@ def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, m
             raise InputError("`grid=` and `cluster=` cannot be combined: the cluster ids serve the ROC band and "
                              "intervals, which need the curve's every point (make the curve without `grid=`)")
     request, ingested = open_data(function, data_or_formula, data, outcome, score, by, positive=positive,
-                                  missing=missing, negative=negative, unused_levels=unused_levels, weights=weights,
-                                  cluster=cluster, prevalence=prevalence, ties=ties, grid=grid, stacklevel=3)
+                                  missing=missing, negative=negative, direction=direction,
+                                  unused_levels=unused_levels, weights=weights, cluster=cluster,
+                                  prevalence=prevalence, ties=ties, grid=grid, stacklevel=3)
     # weighted counts (weights=) or negatives reweighted to the stated prevalence: the curve is read off them
     table = ingested.ties if prevalence is None else at_prevalence(ingested.ties, prevalence)
     design = {} if ingested.spec.weights is None else {"weights": ingested.spec.weights}
@@ -57,14 +60,14 @@ def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, m
     return cls(ties=table, keys=ingested.keys, by=ingested.key_columns, notes=ingested.notes,
                frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
                options={"positive": positive, "negative": ingested.spec.negative, "missing": missing, "ties": ties,
-                        "unused_levels": unused_levels, **design, **({} if grid is None else {"grid": grid}),
+                        "direction": read_direction(ingested.directions), "unused_levels": unused_levels, **design, **({} if grid is None else {"grid": grid}),
                         **({} if prevalence is None else {"prevalence": prevalence})},
                clusters=ingested.clusters)
 
 
 def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
              by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
-             missing: str = "error", ties: str = DEFAULT_TIES, negative: Any = None,
+             missing: str = "error", ties: str = DEFAULT_TIES, negative: Any = None, direction: str = "higher",
              unused_levels: str = "keep", weights: str | None = None,
              prevalence: float | None = None, cluster: str | None = None, grid: int | None = None) -> PrCurveResult:
     """Empirical precision-recall curve, per group.
@@ -92,6 +95,14 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
     negative : scalar or list, optional
         The negative level(s) of an outcome with more than two levels, as in
         :func:`aucpr_stats.aucpr`.
+    direction : {"higher", "lower", "auto"}
+        Which way the scores point, exactly as in :func:`aucpr_stats.aucpr`:
+        ``"higher"`` (default) larger scores predict the positive class,
+        ``"lower"`` smaller ones do (the curve of the negated score; the
+        ``threshold`` column stays on the caller's scale, a case called
+        positive when its score is ``<= threshold``), ``"auto"`` pROC's rule,
+        reported in a ``DirectionWarning``. The direction read is in
+        ``result.options["direction"]``.
     unused_levels : {"keep", "drop"}
         Declared levels of the grouping columns without rows: a NaN curve
         with a note (default), or dropped; as in :func:`aucpr_stats.aucpr`.
@@ -148,7 +159,7 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
     Examples
     --------
     >>> import polars as pl
-    >>> from aucpr_stats.curves import pr_curve
+    >>> from aucpr_stats import pr_curve
     >>> df = pl.DataFrame({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.8, 0.7, 0.2, 0.1]})
     >>> curve = pr_curve(df, "y", "s")
     >>> curve.to_frame()["precision"].round(3).to_list()
@@ -157,15 +168,19 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
     [0.6]
     """
     return _curve(PrCurveResult, "pr_curve", data_or_formula, data, outcome, score, by, positive, missing, ties,
-                  negative, unused_levels, weights, prevalence, cluster, grid)
+                  negative, unused_levels, weights, prevalence, cluster, grid, direction)
 
 
 
 def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
               by: str | Sequence[str] | None = None, *, data: Any = None, positive: Any = None,
-              missing: str = "error", negative: Any = None, unused_levels: str = "keep",
+              missing: str = "error", negative: Any = None, direction: str = "higher", unused_levels: str = "keep",
               weights: str | None = None, cluster: str | None = None, grid: int | None = None) -> RocCurveResult:
-    """Empirical ROC curve, per group; same arguments as :func:`pr_curve` (no ``prevalence``: ROC does not depend on it).
+    """Empirical ROC curve, per group; the arguments of :func:`pr_curve` (no ``prevalence``: ROC does not depend on it).
+
+    ``direction="lower"`` gives the curve of the negated score (the
+    ``threshold`` column stays on the caller's scale); ``"auto"`` chooses it
+    by pROC's rule, as :func:`aucpr_stats.auroc` does.
 
     With ``grid=``, ``.evaluate()`` at false positive rates ``m / grid``
     equals the full curve's (the band and intervals are refused).
@@ -179,10 +194,11 @@ def roc_curve(data_or_formula: Any = None, /, outcome: str | None = None, score:
     Examples
     --------
     >>> import polars as pl
-    >>> from aucpr_stats.curves import roc_curve
+    >>> from aucpr_stats import roc_curve
     >>> df = pl.DataFrame({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.8, 0.7, 0.2, 0.1]})
     >>> roc_curve(df, "y", "s").to_frame()["tpr"].round(3).to_list()
     [0.0, 0.333, 0.333, 0.667, 0.667, 1.0]
     """
     return _curve(RocCurveResult, "roc_curve", data_or_formula, data, outcome, score, by, positive, missing,
-                  negative=negative, unused_levels=unused_levels, weights=weights, cluster=cluster, grid=grid)
+                  negative=negative, unused_levels=unused_levels, weights=weights, cluster=cluster, grid=grid,
+                  direction=direction)

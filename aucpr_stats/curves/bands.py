@@ -48,14 +48,16 @@ import numpy as np
 import polars as pl
 
 from .. import _frames
-from .._validate import choice_iv, flag_iv, level_iv, n_boot_iv, number_iv, probability_iv, seed_iv
+from .._validate import choice_iv, flag_iv, level_iv, n_boot_iv, number_iv, probability_iv, rng_iv, seed_iv
 from ..exceptions import InputError, InputTypeError, LowEffectiveSampleSizeWarning
 from ..ingest.notes import describe_keys
 from ..intervals import normal_quantile
 from ..progress import progress_bar, progress_iv
 from ..resample import Streams, exceedance_at_order_statistics
+from ..plot.curves import plot_band
+from ..report.display import TabularResult
 from ..ties import TieTable
-from ..results import GroupedResult, html_display
+from ..results import GroupedResult
 from .points import pr_step, step_quantile_rank
 from .smoothing import (
     ClassSample,
@@ -82,7 +84,6 @@ _CHUNK_CELLS = 1 << 19
 
 #: Warn when the effective sample size falls below this fraction of n_boot.
 _ESS_WARN_FRACTION = 0.25
-
 
 
 # ----------------------------------------------------- bootstrap replicates
@@ -155,7 +156,6 @@ def bootstrap_sups(pos: ClassSample, neg: ClassSample, grid: np.ndarray, estimat
     return sups, log_w
 
 
-
 def _cdf_at_quantile(pos: ClassSample, neg: ClassSample, smoothed: bool, h_pos: float, h_neg: float,
                      split_ties: bool):
     """``u -> H(G^{-1}(u))``: the negatives' cdf at the positives' ``u``-quantile (empirical or smoothed).
@@ -200,7 +200,7 @@ def _cdf_at_quantile(pos: ClassSample, neg: ClassSample, smoothed: bool, h_pos: 
 
 # ------------------------------------------------------------------ result
 @attrs.frozen(eq=False, repr=False)
-class BandResult(GroupedResult):
+class BandResult(TabularResult, GroupedResult):
     """A confidence band (or pointwise intervals) for the PR curve of every group.
 
     Returned by :meth:`aucpr_stats.curves.PrCurveResult.band`.
@@ -260,7 +260,8 @@ class BandResult(GroupedResult):
     frame_kind: str = "polars"
     studentized: bool = False
 
-    def _frame_polars(self) -> pl.DataFrame:
+    def to_polars(self) -> pl.DataFrame:
+        """The frame of :meth:`to_frame` as a polars DataFrame."""
         m = self.recall.size
         body = pl.DataFrame({
             "method": [self.method] * (self.n_groups * m),
@@ -272,17 +273,13 @@ class BandResult(GroupedResult):
         })
         return self.with_keys(body, np.repeat(np.arange(self.n_groups), m))
 
-    def to_polars(self) -> pl.DataFrame:
-        """The frame of :meth:`to_frame` as a polars DataFrame."""
-        return self._frame_polars()
-
     def to_frame(self):
         """One row per group and grid recall, in the caller's frame type.
 
         Columns: group keys, ``method``, ``level``, ``recall``, ``estimate``
         (Eq. 3), ``lower``, ``upper``.
         """
-        return _frames.to_caller(self._frame_polars(), self.frame_kind)
+        return _frames.to_caller(self.to_polars(), self.frame_kind)
 
     def _groups_polars(self) -> pl.DataFrame:
         body = pl.DataFrame({
@@ -308,16 +305,13 @@ class BandResult(GroupedResult):
 
     def plot(self, ax=None, **kwargs):
         """Plot the curve with its band shaded, one colour per group; see :func:`aucpr_stats.plot.curves.plot_band`."""
-        from ..plot.curves import plot_band
-
         return plot_band(self, ax=ax, **kwargs)
 
-    def _repr_html_(self) -> str:
-        """The notebook display: a heading in words and the band on its grid."""
+    def _title(self) -> str:
+        """A heading in words: "95% smoothed bootstrap band of the precision-recall curve, by site"."""
         kind = "pointwise intervals" if self.method == "pointwise" else f"{self.method.replace('_', ' ')} band"
         grouping = f", by {', '.join(self.by)}" if self.by else ""
-        title = f"{self.level:.0%} {kind} of the precision-recall curve{grouping}"
-        return html_display(title, self.to_polars())
+        return f"{self.level:.0%} {kind} of the precision-recall curve{grouping}"
 
     def __repr__(self) -> str:
         extra = ""
@@ -329,10 +323,12 @@ class BandResult(GroupedResult):
                 f"grid={self.recall.size} recalls in [{self.recall[0]:.3g}, {self.recall[-1]:.3g}]{extra})")
 
 
-
 def band_iv(level: Any, method: Any, n_boot: Any, bandwidth: Any, p_tilde: Any, eps: Any,
             grid: Any, seed: Any, studentize: Any = False) -> dict:
-    """Check and normalise the arguments of :meth:`PrCurveResult.band <aucpr_stats.curves.PrCurveResult.band>`."""
+    """Check and normalise the arguments of :meth:`PrCurveResult.band <aucpr_stats.curves.PrCurveResult.band>`.
+
+    ``seed`` is the randomness, already given as ``rng=`` or ``seed=`` (:func:`~aucpr_stats._validate.rng_iv`).
+    """
     level = level_iv(level)
     method = choice_iv(method, "method", BAND_METHODS)
     studentize = flag_iv(studentize, "studentize")
@@ -374,7 +370,7 @@ def band_iv(level: Any, method: Any, n_boot: Any, bandwidth: Any, p_tilde: Any, 
 
 def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap", n_boot: Any = 2000,
             bandwidth: Any = None, p_tilde: Any = None, eps: Any = 0.05, grid: Any = 201, seed: Any = None,
-            studentize: Any = False, stacklevel: int = 3, progress: Any = None) -> BandResult:
+            studentize: Any = False, stacklevel: int = 3, progress: Any = None, rng: Any = None) -> BandResult:
     r"""Band for every group of a PR curve result (:meth:`PrCurveResult.band <aucpr_stats.curves.PrCurveResult.band>`).
 
     Groups are processed one after another (each with a constant number of
@@ -387,8 +383,9 @@ def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap"
     :math:`\widehat{PR}(\beta) \pm r(\delta)\,\sigma^*(\beta)/\sqrt n`: its width
     follows the curve's variability instead of being set by the noisiest
     recall. It holds the (n_boot, n_grid) process in memory. ``progress``: see :mod:`aucpr_stats.progress`.
+    ``rng`` (SPEC 7; ``seed`` is its alias): the randomness, one stream per group.
     """
-    options = band_iv(level, method, n_boot, bandwidth, p_tilde, eps, grid, seed, studentize)
+    options = band_iv(level, method, n_boot, bandwidth, p_tilde, eps, grid, rng_iv(rng, seed), studentize)
     progress = progress_iv(progress)
     level, method, n_boot, bandwidth = options["level"], options["method"], options["n_boot"], options["bandwidth"]
     p_tilde, grid, studentize = options["p_tilde"], options["grid"], options["studentize"]
@@ -473,7 +470,6 @@ def pr_band(curve: Any, *, level: Any = 0.95, method: Any = "smoothed_bootstrap"
                       upper=upper, r_delta=r_delta, ess=ess, n_boot=0 if method == "pointwise" else n_boot,
                       bandwidth_pos=h_pos, bandwidth_neg=h_neg, p_tilde=p_used, ties=ties, keys=curve.keys,
                       by=tuple(curve.by), frame_kind=curve.frame_kind, studentized=studentize)
-
 
 
 def _pointwise(pos: ClassSample, neg: ClassSample, grid: np.ndarray, est: np.ndarray, level: float,

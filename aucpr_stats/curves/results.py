@@ -9,7 +9,7 @@ draws them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Sequence
+from typing import Any, ClassVar, Sequence
 
 import attrs
 import numpy as np
@@ -17,20 +17,25 @@ import polars as pl
 
 from .. import _frames, _validate
 from ..exceptions import InputError
-from ..results import GroupedResult, html_display
+from ..report.display import TabularResult, direction_phrase, html_display
+from ..results import GroupedResult, direction_signs
+from ..plot.curves import plot_curve
 from ..ties import TieTable
+from .bands import BandResult, pr_band
 from .points import CURVE_METHODS, grid_iv, point_thresholds, pr_interpolated, pr_step, roc_interpolated, roc_step
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .roc_band import RocBandResult
-    from .bands import BandResult
+from .roc_band import RocBandResult, roc_band, roc_intervals
 
 __all__ = ["PrCurveResult", "RocCurveResult"]
 
 
 @attrs.frozen(eq=False, repr=False)
-class _CurveResult(GroupedResult):
-    """Common part of the PR and ROC curve results (keeps the tie tables)."""
+class _CurveResult(TabularResult, GroupedResult):
+    """Common part of the PR and ROC curve results (keeps the tie tables).
+
+    ``to_frame()`` and ``to_polars()`` list the empirical points;
+    ``summary()`` is one line per group (its counts and number of points),
+    the notebook display shows the points.
+    """
 
     curve: ClassVar[str] = "curve"
     #: Names of the grid (x) and value (y) columns of ``.evaluate()``.
@@ -55,9 +60,18 @@ class _CurveResult(GroupedResult):
         threshold, tp, fp, offsets = point_thresholds(self.ties)
         lengths = np.diff(offsets)
         n_pos, n_neg = np.repeat(self.n_pos, lengths), np.repeat(self.n_neg, lengths)
+        threshold = self._caller_thresholds(threshold, np.repeat(np.arange(self.n_groups), lengths))
         with np.errstate(invalid="ignore", divide="ignore"):
             body = pl.DataFrame({"threshold": threshold, "tp": tp, "fp": fp, **columns(tp, fp, n_pos, n_neg)})
         return self.with_keys(body, np.repeat(np.arange(self.n_groups), lengths))
+
+    def _caller_thresholds(self, threshold: np.ndarray, groups: np.ndarray) -> np.ndarray:
+        """Thresholds of the tie table back on the caller's scores: negated for a score read ``direction="lower"``."""
+        signs = direction_signs(self.options.get("direction", "higher"), self.keys, self.score)
+        if np.all(signs > 0):
+            return threshold
+        reversed_rows = signs[groups] < 0
+        return np.where(reversed_rows, -threshold + 0.0, threshold)  # + 0.0: no -0.0 for a threshold of 0
 
     def evaluate(self, grid, method: str = "step"):
         """The curve of every group at the given grid values (see the subclasses)."""
@@ -69,14 +83,12 @@ class _CurveResult(GroupedResult):
         columns = {"method": [method] * (self.n_groups * m), x_name: np.tile(grid, self.n_groups),
                    y_name: values.ravel()}
         if threshold is not None:
-            columns["threshold"] = threshold.ravel()
+            columns["threshold"] = self._caller_thresholds(threshold.ravel(), np.repeat(np.arange(self.n_groups), m))
         body = self.with_keys(pl.DataFrame(columns), np.repeat(np.arange(self.n_groups), m))
         return _frames.to_caller(body, self.frame_kind)
 
     def plot(self, ax=None, **kwargs):
         """Plot the curve of every group; see :func:`aucpr_stats.plot.curves.plot_curve`."""
-        from ..plot.curves import plot_curve
-
         return plot_curve(self, ax=ax, **kwargs)
 
     def _title(self) -> str:
@@ -86,11 +98,30 @@ class _CurveResult(GroupedResult):
         groups = [c for c in self.by if not (several and c == "score")]
         scores = ", ".join(self.score) if several else self.score
         grouping = f", by {', '.join(groups)}" if groups else ""
-        return f"{label}{'s' * several} of {scores} for outcome {self.outcome}{grouping}"
+        direction = direction_phrase(self.options.get("direction", "higher"))
+        return f"{label}{'s' * several} of {scores} for outcome {self.outcome}{grouping}{direction}"
+
+    def groups_frame(self):
+        """One row per group: keys, ``n_pos``, ``n_neg``, ``prevalence``, ``n_points`` (of the curve), ``note``."""
+        return _frames.to_caller(self._groups_polars(), self.frame_kind)
+
+    def _groups_polars(self) -> pl.DataFrame:
+        _, _, _, offsets = point_thresholds(self.ties)
+        body = pl.DataFrame({
+            "n_pos": self.n_pos, "n_neg": self.n_neg, "prevalence": self.prevalence,
+            "n_points": np.diff(offsets).astype(np.int64),
+            "note": pl.Series(list(self.notes), dtype=pl.String),
+        })
+        return self.with_keys(body, np.arange(self.n_groups))
+
+    def _shown(self, digits: int) -> pl.DataFrame:
+        """The summary: one line per group (a curve's points are in ``to_frame()``)."""
+        frame = self._groups_polars()
+        return frame.drop("note") if frame["note"].null_count() == frame.height else frame
 
     def _repr_html_(self) -> str:
         """The notebook display: the heading and the curve's points."""
-        return html_display(self._title(), self.to_frame())
+        return html_display(self._title(), self.to_polars())
 
     def __repr__(self) -> str:
         name = type(self).__name__
@@ -133,16 +164,22 @@ class PrCurveResult(_CurveResult):
         """The empirical PR points per group, in the caller's frame type.
 
         Columns: group keys, ``threshold`` (rows with ``score >= threshold``
-        are called positive; ``inf`` for the start point), ``tp``, ``fp``,
-        ``recall`` (``tp / n_pos``) and ``precision`` (``tp / (tp + fp)``,
-        1 at the start point). The points are those of every AUCPR estimator.
+        are called positive, ``score <= threshold`` for a score read with
+        ``direction="lower"``; ``inf`` for the start point, ``-inf`` when
+        reversed), ``tp``, ``fp``, ``recall`` (``tp / n_pos``) and
+        ``precision`` (``tp / (tp + fp)``, 1 at the start point). The points
+        are those of every AUCPR estimator.
         """
+        return _frames.to_caller(self.to_polars(), self.frame_kind)
+
+    def to_polars(self) -> pl.DataFrame:
+        """The frame of :meth:`to_frame` as a polars DataFrame, whatever the caller's frame type."""
         def columns(tp, fp, n_pos, n_neg):
             admitted = tp + fp
             return {"recall": np.where(n_pos > 0, tp / np.maximum(n_pos, 1), np.nan),
                     "precision": np.divide(tp, admitted, out=np.ones(tp.size), where=admitted > 0)}
 
-        return _frames.to_caller(self._points_frame(columns), self.frame_kind)
+        return self._points_frame(columns)
 
     @property
     def tie_blocks(self) -> str:
@@ -177,7 +214,7 @@ class PrCurveResult(_CurveResult):
     def band(self, level: float = 0.95, method: str = "smoothed_bootstrap", n_boot: int = 2000,
              bandwidth: float | tuple[float, float] | None = None, p_tilde: float | None = None,
              eps: float = 0.05, grid: int | Sequence[float] = 201, seed: Any = None,
-             studentize: bool = False, progress: bool | None = None) -> "BandResult":
+             studentize: bool = False, progress: bool | None = None, *, rng: Any = None) -> BandResult:
         r"""Confidence band for the PR curve of every group (Clémençon & Vayatis 2009, Algorithm 1).
 
         Parameters
@@ -207,7 +244,7 @@ class PrCurveResult(_CurveResult):
             Number of evenly spaced recalls in :math:`[\varepsilon, 1-\varepsilon]`,
             or the recalls themselves. The supremum is taken over the grid.
         seed : None, int >= 0, numpy Generator or SeedSequence
-            Each group draws from its own stream, derived from the seed and its key.
+            The alias of ``rng`` (the same value gives the same band); give one of the two.
         studentize : bool
             Extension, not in Algorithm 1: divide the bootstrap process by its
             bootstrap standard deviation at each recall before taking the
@@ -217,6 +254,9 @@ class PrCurveResult(_CurveResult):
         progress : bool or None
             A progress bar: None on a terminal for work longer than 2
             seconds, True always, False never (:mod:`aucpr_stats.progress`).
+        rng : None, int >= 0, numpy Generator or SeedSequence
+            The randomness of the bootstrap (SPEC 7). Each group draws from its
+            own stream, derived from ``rng`` and the group's key.
 
         Returns
         -------
@@ -235,11 +275,10 @@ class PrCurveResult(_CurveResult):
         Clémençon, S., Vayatis, N. (2009). Nonparametric estimation of the
         precision-recall curve. ICML, Algorithm 1, Remarks 3-5.
         """
+        rng = _validate.rng_iv(rng, seed)
         refuse_weighted_band(self)
-        from .bands import pr_band
-
         return pr_band(self, level=level, method=method, n_boot=n_boot, bandwidth=bandwidth, p_tilde=p_tilde,
-                       eps=eps, grid=grid, seed=seed, studentize=studentize, progress=progress)
+                       eps=eps, grid=grid, rng=rng, studentize=studentize, progress=progress)
 
 
 
@@ -251,12 +290,20 @@ class RocCurveResult(_CurveResult):
     axes: ClassVar[tuple[str, str]] = ("fpr", "tpr")
 
     def to_frame(self):
-        """The empirical ROC points per group: group keys, ``threshold``, ``tp``, ``fp``, ``fpr``, ``tpr``."""
+        """The empirical ROC points per group: group keys, ``threshold``, ``tp``, ``fp``, ``fpr``, ``tpr``.
+
+        ``threshold`` is on the caller's scores (with ``direction="lower"`` a
+        case is called positive when its score is ``<= threshold``).
+        """
+        return _frames.to_caller(self.to_polars(), self.frame_kind)
+
+    def to_polars(self) -> pl.DataFrame:
+        """The frame of :meth:`to_frame` as a polars DataFrame, whatever the caller's frame type."""
         def columns(tp, fp, n_pos, n_neg):
             return {"fpr": np.where(n_neg > 0, fp / np.maximum(n_neg, 1), np.nan),
                     "tpr": np.where(n_pos > 0, tp / np.maximum(n_pos, 1), np.nan)}
 
-        return _frames.to_caller(self._points_frame(columns), self.frame_kind)
+        return self._points_frame(columns)
 
     def values_at(self, fpr: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray | None]:
         if method == "step":
@@ -272,14 +319,16 @@ class RocCurveResult(_CurveResult):
         return super().evaluate(fpr, method)
 
     def band(self, level: float = 0.95, n_boot: int = 2000, grid: int | Sequence[float] = 99,
-             seed: Any = None) -> "RocBandResult":
+             seed: Any = None, *, rng: Any = None) -> RocBandResult:
         """Simultaneous (sup-norm) stratified bootstrap band of the ROC curve of every group.
 
         The curve is read with straight lines between its points at ``grid``
         false positive rates (a number of equally spaced points over
         [0.01, 0.99], or the rates); the band is ``tpr +- c`` with ``c`` the
         ``level`` quantile of the replicates' largest deviation over the
-        grid, clipped to [0, 1]. See :func:`aucpr_stats.curves.roc_band.roc_band`.
+        grid, clipped to [0, 1]. ``rng`` (SPEC 7; ``seed`` is its alias): the
+        randomness of the bootstrap, each group drawing from its own stream.
+        See :func:`aucpr_stats.curves.roc_band.roc_band`.
 
         Returns
         -------
@@ -287,20 +336,19 @@ class RocCurveResult(_CurveResult):
             ``.to_frame()`` (group keys, method, level, fpr, estimate, lower,
             upper, boot_median), ``.half_width``, ``.plot()``.
         """
+        rng = _validate.rng_iv(rng, seed)
         refuse_weighted_band(self)
-        from .roc_band import roc_band
-
-        return roc_band(self, level=level, n_boot=n_boot, grid=grid, seed=seed)
+        return roc_band(self, level=level, n_boot=n_boot, grid=grid, rng=rng)
 
     def intervals(self, specificity: Sequence[float] | None = None, sensitivity: Sequence[float] | None = None,
-                  level: float = 0.95, n_boot: int = 2000, seed: Any = None) -> "RocBandResult":
+                  level: float = 0.95, n_boot: int = 2000, seed: Any = None, *, rng: Any = None) -> RocBandResult:
         """Pointwise bootstrap percentile intervals: sensitivity at fixed specificities, or the reverse.
 
         ``specificity=[0.8, 0.9]`` is pROC's ``ci.se``; ``sensitivity=[...]``
-        its ``ci.sp``. See :func:`aucpr_stats.curves.roc_band.roc_intervals`.
+        its ``ci.sp``. ``rng`` (SPEC 7; ``seed`` is its alias): the randomness
+        of the bootstrap. See :func:`aucpr_stats.curves.roc_band.roc_intervals`.
         """
+        rng = _validate.rng_iv(rng, seed)
         refuse_weighted_band(self)
-        from .roc_band import roc_intervals
-
         return roc_intervals(self, specificity=specificity, sensitivity=sensitivity, level=level, n_boot=n_boot,
-                             seed=seed)
+                             rng=rng)

@@ -40,11 +40,12 @@ import numpy as np
 import polars as pl
 
 from .. import _frames
-from .._validate import level_iv, n_boot_iv, seed_iv
+from .._validate import level_iv, n_boot_iv, rng_iv
 from ..exceptions import InputError, InputTypeError
+from ..report.display import TabularResult
 from ..resample import Streams, replicate_chunks
 from ..resample.designs import ClusterUnits
-from ..results import GroupedResult, html_display
+from ..results import GroupedResult
 from ..ties import TieTable
 from .points import grid_iv, roc_interpolated
 
@@ -100,7 +101,7 @@ def _replicates(ties: TieTable, usable: np.ndarray, streams: Streams, n_boot: in
 
 
 @attrs.frozen(eq=False, repr=False)
-class RocBandResult(GroupedResult):
+class RocBandResult(TabularResult, GroupedResult):
     """A simultaneous band, or pointwise intervals, for the ROC curve of every group.
 
     Returned by :meth:`RocCurveResult.band <aucpr_stats.curves.RocCurveResult.band>`
@@ -149,7 +150,8 @@ class RocBandResult(GroupedResult):
         """The column of the curve's value: ``tpr`` (band), ``sensitivity`` or ``specificity`` (intervals)."""
         return {"fpr": "tpr", "specificity": "sensitivity", "sensitivity": "specificity"}[self.axis]
 
-    def _frame_polars(self) -> pl.DataFrame:
+    def to_polars(self) -> pl.DataFrame:
+        """The frame of :meth:`to_frame` as a polars DataFrame."""
         m = self.grid.size
         body = pl.DataFrame({
             "method": [self.method] * (self.n_groups * m),
@@ -162,10 +164,6 @@ class RocBandResult(GroupedResult):
         })
         return self.with_keys(body, np.repeat(np.arange(self.n_groups), m))
 
-    def to_polars(self) -> pl.DataFrame:
-        """The frame of :meth:`to_frame` as a polars DataFrame."""
-        return self._frame_polars()
-
     def to_frame(self):
         """One row per group and grid point, in the caller's frame type.
 
@@ -173,24 +171,13 @@ class RocBandResult(GroupedResult):
         ``specificity`` or ``sensitivity``), ``estimate`` (the curve there),
         ``lower``, ``upper``, ``boot_median``.
         """
-        return _frames.to_caller(self._frame_polars(), self.frame_kind)
+        return _frames.to_caller(self.to_polars(), self.frame_kind)
 
     def _title(self) -> str:
         grouping = f", by {', '.join(self.by)}" if self.by else ""
         if self.method == "bootstrap":
             return f"{self.level:.0%} simultaneous bootstrap band of the ROC curve{grouping}"
         return f"{self.level:.0%} pointwise bootstrap intervals of the {self.value_name} at fixed {self.axis}{grouping}"
-
-    def summary(self, digits: int = 4) -> str:
-        """A text table with a title line (one row per group and grid point)."""
-        from ..report.text import text_table
-
-        return f"{self._title()}\n{text_table(self._frame_polars(), digits=digits)}"
-
-    __str__ = summary
-
-    def _repr_html_(self) -> str:
-        return html_display(self._title(), self._frame_polars())
 
     def __repr__(self) -> str:
         extra = f", half_width={np.round(self.half_width, 4).tolist()}" if self.method == "bootstrap" else ""
@@ -245,7 +232,7 @@ def _grid_iv(grid: Any, argument: str) -> np.ndarray:
     return np.unique(grid_iv(grid, argument))
 
 
-def _bootstrap(curve: Any, reading: str, grid: np.ndarray, n_boot: int, seed: Any):
+def _bootstrap(curve: Any, reading: str, grid: np.ndarray, n_boot: int, rng: Any):
     """Estimates (groups, m) and replicates (usable groups, n_boot, m), with the usable groups."""
     ties = curve.ties
     read = _reader(reading)
@@ -253,11 +240,12 @@ def _bootstrap(curve: Any, reading: str, grid: np.ndarray, n_boot: int, seed: An
     usable = np.flatnonzero(ties.has_both_classes())
     if usable.size == 0:
         return estimate, usable, np.empty((0, n_boot, grid.size))
-    streams = Streams.for_keys(seed, curve.keys[usable.tolist()], curve.by, "band")
+    streams = Streams.for_keys(rng, curve.keys[usable.tolist()], curve.by, "band")
     return estimate, usable, _replicates(ties, usable, streams, n_boot, read, grid, curve.clusters)
 
 
-def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 99, seed: Any = None) -> RocBandResult:
+def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 99, seed: Any = None,
+             rng: Any = None) -> RocBandResult:
     r"""Simultaneous sup-norm bootstrap band of the ROC curve of every group (see the module docstring).
 
     Parameters
@@ -275,7 +263,10 @@ def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 9
         a continuous true curve starts at 0: no band centred on the empirical
         curve covers that point reliably, so the default grid leaves it out.
     seed : None, int, Generator or SeedSequence
-        Each group draws from its own stream, derived from the seed and its key.
+        The alias of ``rng`` (the same value, the same band); give one of the two.
+    rng : None, int, Generator or SeedSequence
+        The randomness (SPEC 7): each group draws from its own stream, derived
+        from ``rng`` and the group's key.
 
     Returns
     -------
@@ -288,13 +279,13 @@ def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 9
     >>> from aucpr_stats import roc_curve
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(300) < 0.4
-    >>> band = roc_curve(pl.DataFrame({"y": y, "s": rng.normal(size=300) + y}), "y", "s").band(n_boot=200, seed=1)
+    >>> band = roc_curve(pl.DataFrame({"y": y, "s": rng.normal(size=300) + y}), "y", "s").band(n_boot=200, rng=1)
     >>> bool((band.lower <= band.estimate).all() and (band.estimate <= band.upper).all())
     True
     """
-    level, n_boot, seed = level_iv(level), n_boot_iv(n_boot), seed_iv(seed)
+    level, n_boot, rng = level_iv(level), n_boot_iv(n_boot), rng_iv(rng, seed)
     grid = _grid_iv(grid, "grid")
-    estimate, usable, replicates = _bootstrap(curve, "sensitivity", 1.0 - grid, n_boot, seed)
+    estimate, usable, replicates = _bootstrap(curve, "sensitivity", 1.0 - grid, n_boot, rng)
     n_groups = curve.ties.n_segments
     lower = np.full((n_groups, grid.size), np.nan)
     upper = np.full((n_groups, grid.size), np.nan)
@@ -312,7 +303,7 @@ def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 9
 
 
 def roc_intervals(curve: Any, *, specificity: Sequence[float] | None = None, sensitivity: Sequence[float] | None = None,
-                  level: Any = 0.95, n_boot: Any = 2000, seed: Any = None) -> RocBandResult:
+                  level: Any = 0.95, n_boot: Any = 2000, seed: Any = None, rng: Any = None) -> RocBandResult:
     r"""Pointwise bootstrap percentile intervals of the sensitivity at fixed specificities, or the reverse.
 
     ``specificity=[...]`` gives pROC's ``ci.se`` (sensitivity at those
@@ -325,6 +316,9 @@ def roc_intervals(curve: Any, *, specificity: Sequence[float] | None = None, sen
     level : float
     n_boot : int
     seed : None, int, Generator or SeedSequence
+        The alias of ``rng``; give one of the two.
+    rng : None, int, Generator or SeedSequence
+        The randomness (SPEC 7), one stream per group.
 
     Returns
     -------
@@ -343,7 +337,7 @@ def roc_intervals(curve: Any, *, specificity: Sequence[float] | None = None, sen
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(300) < 0.4
     >>> curve = roc_curve(pl.DataFrame({"y": y, "s": rng.normal(size=300) + y}), "y", "s")
-    >>> ci = curve.intervals(specificity=[0.8, 0.9], n_boot=200, seed=1).to_frame()
+    >>> ci = curve.intervals(specificity=[0.8, 0.9], n_boot=200, rng=1).to_frame()
     >>> ci.columns[:4]
     ['method', 'level', 'specificity', 'estimate']
     """
@@ -355,9 +349,9 @@ def roc_intervals(curve: Any, *, specificity: Sequence[float] | None = None, sen
     if isinstance(values, (str, bytes)):
         raise InputTypeError(f"`{axis}` must be numbers in [0, 1]; got {values!r}")
     grid = np.unique(grid_iv(values, axis))
-    level, n_boot, seed = level_iv(level), n_boot_iv(n_boot), seed_iv(seed)
+    level, n_boot, rng = level_iv(level), n_boot_iv(n_boot), rng_iv(rng, seed)
     reading = "sensitivity" if axis == "specificity" else "specificity"
-    estimate, usable, replicates = _bootstrap(curve, reading, grid, n_boot, seed)
+    estimate, usable, replicates = _bootstrap(curve, reading, grid, n_boot, rng)
     n_groups = curve.ties.n_segments
     lower = np.full((n_groups, grid.size), np.nan)
     upper = np.full((n_groups, grid.size), np.nan)

@@ -8,22 +8,32 @@ from typing import Any
 import polars as pl
 
 from .. import _validate
+from ..compare import DEFAULT_METRIC, METRICS
 from ..estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from ..exceptions import InputError
+from ..resample import root_sequence
 from ..simulate import INTERVAL_METHODS, get_scenario
 from . import obuchowski
 from .result import PlanResult
-from .simulated import search_size
+from .simulated import search_size, simulate_size
 
 __all__ = ["ALTERNATIVES", "power", "sample_size"]
 
 ALTERNATIVES = ("two_sided", "one_sided")
 
 
-def _common_iv(metric: Any, alpha: Any, alternative: Any) -> tuple[str, float, str]:
-    metric = _validate.choice_iv(metric, "metric", ("auroc", "aucpr"))
+def _common_iv(metric: Any, alpha: Any, alternative: Any, given: dict) -> tuple[str, float, str]:
+    """``metric``, ``alpha``, ``alternative``; and no argument of the other metric among ``given`` (name: value)."""
+    metric = _validate.choice_iv(metric, "metric", METRICS)
     alpha = _validate.probability_iv(alpha, "alpha")
     alternative = _validate.choice_iv(alternative, "alternative", ALTERNATIVES)
+    owners = {"auc": "auroc", "ratio": "auroc", "auc0": "auroc",
+              "aucpr": "aucpr", "prevalence": "aucpr", "half_width": "aucpr"}
+    for name, value in given.items():
+        if value is not None and owners[name] != metric:
+            default = " (the default)" if metric == DEFAULT_METRIC else ""
+            raise InputError(f"`{name}` is an argument of metric={owners[name]!r}; got metric={metric!r}{default}: "
+                             f"pass metric={owners[name]!r}")
     return metric, alpha, alternative
 
 
@@ -37,13 +47,18 @@ def _auc_iv(auc: Any, auc0: float) -> tuple[float, float]:
     return auc, auc0
 
 
-def sample_size(metric: str = "auroc", *, auc: float | None = None, power: float = 0.9, alpha: float = 0.05,
-                ratio: float = 1.0, auc0: float = 0.5, alternative: str = "two_sided",
+def sample_size(metric: str = DEFAULT_METRIC, *, auc: float | None = None, power: float = 0.9, alpha: float = 0.05,
+                ratio: float | None = None, auc0: float | None = None, alternative: str = "two_sided",
                 aucpr: float | None = None, prevalence: float | None = None, scenario: Any = "binormal",
                 half_width: float | None = None, estimator: str = DEFAULT_PR_ESTIMATOR, method: str = "logit",
                 level: float = 0.95, n_sim: int = 400, seed: Any = None,
-                method_options: dict | None = None) -> PlanResult:
+                method_options: dict | None = None, rng: Any = None) -> PlanResult:
     """Positives and negatives a study needs.
+
+    ``metric`` is AUCPR unless ``metric="auroc"`` says otherwise: the
+    library's one default, shared with :func:`power` and
+    :func:`aucpr_stats.compare`. An argument of the other metric (``auc=``
+    with the default metric, say) is refused with a message naming it.
 
     **AUROC** (``metric="auroc"``): the size at which the test of
     ``AUC = auc0`` (0.5) has power ``power`` at level ``alpha`` when the true
@@ -64,7 +79,8 @@ def sample_size(metric: str = "auroc", *, auc: float | None = None, power: float
 
     Parameters
     ----------
-    metric : {"auroc", "aucpr"}
+    metric : {"aucpr", "auroc"}
+        ``"aucpr"`` (default) or ``"auroc"``.
     auc : float
         AUROC: the AUC under the alternative.
     power : float
@@ -73,9 +89,9 @@ def sample_size(metric: str = "auroc", *, auc: float | None = None, power: float
         AUROC: significance level (two-sided unless ``alternative="one_sided"``,
         as pROC). AUCPR: ``1 - level`` is used instead.
     ratio : float
-        AUROC: negatives per positive (pROC's ``kappa``).
+        AUROC: negatives per positive (pROC's ``kappa``; default 1).
     auc0 : float
-        AUROC: the null value (pROC: 0.5 only).
+        AUROC: the null value (default 0.5, pROC's only one).
     alternative : {"two_sided", "one_sided"}
     aucpr : float, optional
         AUCPR: the null value the study should exclude (a power target).
@@ -92,8 +108,11 @@ def sample_size(metric: str = "auroc", *, auc: float | None = None, power: float
         (e.g. ``{"n_boot": 200}``) of the planned analysis.
     n_sim : int
         AUCPR: simulated studies per size.
-    seed : int, optional
-        AUCPR: the seed of the simulations.
+    seed : None, int, numpy Generator or SeedSequence
+        AUCPR: the alias of ``rng``; give one of the two.
+    rng : None, int, numpy Generator or SeedSequence
+        AUCPR: the randomness of the simulations (SPEC 7); the studies of a
+        size depend only on it and the size.
 
     Returns
     -------
@@ -118,15 +137,21 @@ def sample_size(metric: str = "auroc", *, auc: float | None = None, power: float
     >>> round(plan.n_pos_exact, 5), int(plan.n_pos), int(plan.n_neg)
     (12.80825, 13, 26)
     """
-    metric, alpha, alternative = _common_iv(metric, alpha, alternative)
+    metric, alpha, alternative = _common_iv(metric, alpha, alternative, {
+        "auc": auc, "ratio": ratio, "auc0": auc0, "aucpr": aucpr, "prevalence": prevalence,
+        "half_width": half_width})
     target_power = _validate.probability_iv(power, "power")
+    # one root for every simulated size: rng=5 and rng=numpy.random.default_rng(5) give the same plan
+    seed = _validate.rng_iv(rng, seed)
+    seed = root_sequence(seed) if metric == "aucpr" else seed
     if metric == "aucpr":
         return _aucpr_sample_size(aucpr=aucpr, prevalence=prevalence, scenario=scenario, half_width=half_width,
                                   power=target_power if aucpr is not None else None, estimator=estimator,
                                   method=method, level=level, n_sim=n_sim, seed=seed,
                                   method_options=method_options)
-    auc, auc0 = _auc_iv(auc, auc0)
-    ratio = _validate.number_iv(ratio, "ratio", low=0.0, what="a positive number (negatives per positive)")
+    auc, auc0 = _auc_iv(auc, 0.5 if auc0 is None else auc0)
+    ratio = _validate.number_iv(1.0 if ratio is None else ratio, "ratio", low=0.0,
+                                what="a positive number (negatives per positive)")
     exact = obuchowski.n_positives(auc, target_power, alpha, ratio, auc0, alternative)
     n_pos = math.ceil(exact - 1e-9)  # a whole number of positives (not above by rounding residue)
     n_neg = math.ceil(ratio * n_pos - 1e-9)
@@ -140,29 +165,67 @@ def sample_size(metric: str = "auroc", *, auc: float | None = None, power: float
     return PlanResult(kind="sample_size", metric="auroc", plan=plan)
 
 
-def power(metric: str = "auroc", *, auc: float | None = None, n_pos: float | None = None,
-          n_neg: float | None = None, alpha: float = 0.05, auc0: float = 0.5,
-          alternative: str = "two_sided") -> PlanResult:
-    """Power of the test of ``AUC = auc0`` with ``n_pos`` positives and ``n_neg`` negatives (AUROC).
+def power(metric: str = DEFAULT_METRIC, *, auc: float | None = None, n_pos: float | None = None,
+          n_neg: float | None = None, alpha: float = 0.05, auc0: float | None = None,
+          alternative: str = "two_sided", aucpr: float | None = None, scenario: Any = "binormal",
+          estimator: str = DEFAULT_PR_ESTIMATOR, method: str = "logit", level: float = 0.95, n_sim: int = 400,
+          seed: Any = None, method_options: dict | None = None, rng: Any = None) -> PlanResult:
+    """Power of a study with ``n_pos`` positives and ``n_neg`` negatives.
 
-    pROC's ``power.roc.test(auc=, ncases=, ncontrols=, sig.level=)`` for one
-    ROC curve, by Obuchowski's variance (see :func:`sample_size`). For AUCPR
-    use ``sample_size(metric="aucpr", aucpr=...)``, whose ``.search`` holds
-    the simulated power at each size.
+    **AUCPR** (``metric="aucpr"``, the default, as for :func:`sample_size`
+    and :func:`aucpr_stats.compare`): the probability that the planned
+    analysis' interval excludes the null value ``aucpr`` when the scores
+    follow ``scenario`` at the study's prevalence ``n_pos / (n_pos + n_neg)``,
+    by simulating ``n_sim`` studies of that size
+    (:func:`aucpr_stats.planning.simulated.simulate_size`, the simulation
+    behind ``sample_size(metric="aucpr", aucpr=...)``); the answer carries
+    its Monte Carlo error (``power_se``).
+
+    **AUROC** (``metric="auroc"``): the power of the test of ``AUC = auc0``
+    when the true AUC is ``auc``, pROC's ``power.roc.test(auc=, ncases=,
+    ncontrols=, sig.level=)`` for one ROC curve, by Obuchowski's variance
+    (see :func:`sample_size`).
+
+    Parameters
+    ----------
+    metric : {"aucpr", "auroc"}
+    auc, auc0, alpha, alternative
+        AUROC: as in :func:`sample_size`.
+    n_pos, n_neg : number
+        The study's positives and negatives (whole numbers for AUCPR).
+    aucpr : float
+        AUCPR: the null value the interval should exclude.
+    scenario, estimator, method, level, n_sim, method_options
+        AUCPR: the score distributions and the planned analysis, as in
+        :func:`sample_size`.
+    seed : None, int, numpy Generator or SeedSequence
+        AUCPR: the alias of ``rng``; give one of the two.
+    rng : None, int, numpy Generator or SeedSequence
+        AUCPR: the randomness of the simulations (SPEC 7).
+
+    Returns
+    -------
+    PlanResult
+        ``.power`` (and ``.power_se`` for AUCPR), ``.to_frame()``, ``.summary()``.
 
     Examples
     --------
     >>> from aucpr_stats import power
-    >>> round(power(auc=0.65, n_pos=30, n_neg=90).power, 6)
+    >>> round(power("auroc", auc=0.65, n_pos=30, n_neg=90).power, 6)
     0.716049
+    >>> plan = power(aucpr=0.2, n_pos=60, n_neg=540, n_sim=100, rng=1)  # AUCPR, simulated
+    >>> 0 <= plan.power <= 1, plan.n_sim
+    (True, 100)
     """
-    metric, alpha, alternative = _common_iv(metric, alpha, alternative)
-    if metric != "auroc":
-        raise InputError("`power()` computes AUROC power (closed form); for AUCPR use "
-                         "sample_size(metric='aucpr', aucpr=..., power=...), which simulates the power")
-    auc, auc0 = _auc_iv(auc, auc0)
+    metric, alpha, alternative = _common_iv(metric, alpha, alternative, {"auc": auc, "auc0": auc0, "aucpr": aucpr})
+    seed = _validate.rng_iv(rng, seed)
+    seed = root_sequence(seed) if metric == "aucpr" else seed
     if n_pos is None or n_neg is None:
         raise InputError("`n_pos` and `n_neg` are required: the numbers of positives and negatives")
+    if metric == "aucpr":
+        return _aucpr_power(aucpr=aucpr, n_pos=n_pos, n_neg=n_neg, scenario=scenario, estimator=estimator,
+                            method=method, level=level, n_sim=n_sim, seed=seed, method_options=method_options)
+    auc, auc0 = _auc_iv(auc, 0.5 if auc0 is None else auc0)
     n_pos = _validate.number_iv(n_pos, "n_pos", low=0.0, what="a positive number")
     n_neg = _validate.number_iv(n_neg, "n_neg", low=0.0, what="a positive number")
     value = obuchowski.power_at(auc, n_pos, n_neg, alpha, auc0, alternative)
@@ -171,6 +234,50 @@ def power(metric: str = "auroc", *, auc: float | None = None, n_pos: float | Non
         "n_pos": [n_pos], "n_neg": [n_neg], "n_total": [n_pos + n_neg], "power": [value], "method": ["obuchowski"],
     })
     return PlanResult(kind="power", metric="auroc", plan=plan)
+
+
+def _analysis_iv(estimator: Any, method: Any, level: Any, n_sim: Any) -> tuple[str, str, float, int]:
+    """The planned AUCPR analysis: estimator, interval method, level, and the simulated studies per size."""
+    estimator = _validate.choice_iv(estimator, "estimator", list(PR_ESTIMATORS))
+    method = _validate.choice_iv(method, "method", list(INTERVAL_METHODS))
+    return estimator, method, _validate.level_iv(level), _validate.integer_iv(n_sim, "n_sim", 20)
+
+
+def _aucpr_power(*, aucpr, n_pos, n_neg, scenario, estimator, method, level, n_sim, seed,
+                 method_options) -> PlanResult:
+    if aucpr is None:
+        raise InputError("`aucpr` is required for the power of an AUCPR study: the null value its interval "
+                         "should exclude")
+    aucpr = _validate.probability_iv(aucpr, "aucpr")
+    n_pos = _whole(n_pos, "n_pos")
+    n_neg = _whole(n_neg, "n_neg")
+    scenario = get_scenario(scenario)
+    estimator, method, level, n_sim = _analysis_iv(estimator, method, level, n_sim)
+    prevalence = n_pos / (n_pos + n_neg)
+    truth = scenario.true_aucpr(prevalence)
+    if abs(aucpr - truth) < 1e-6:
+        raise InputError(f"`aucpr`={aucpr} equals the scenario's true AUCPR at this prevalence ({truth:.4f}); "
+                         "the power against it is the interval's non-coverage, not a power")
+    row = simulate_size(scenario, n_pos, prevalence, estimator=estimator, method=method, level=level, n_sim=n_sim,
+                        seed=seed, theta0=aucpr, truth=truth, options=dict(method_options or {}), n_neg=n_neg)
+    plan = {
+        "metric": "aucpr", "scenario": scenario.name, "prevalence": prevalence, "true_aucpr": truth,
+        "estimator": estimator, "interval": method, "level": level, "null_aucpr": aucpr,
+        "n_pos": n_pos, "n_neg": n_neg, "n_total": n_pos + n_neg,
+        "power": row["power"], "power_se": row["power_se"],
+        "mean_half_width": row["mean_half_width"], "mean_half_width_se": row["mean_half_width_se"],
+        "coverage": row["coverage"], "coverage_se": row["coverage_se"], "n_sim": n_sim, "method": "simulation",
+    }
+    return PlanResult(kind="power", metric="aucpr", plan=pl.DataFrame([plan]))
+
+
+def _whole(value: Any, argument: str) -> int:
+    """A whole number of cases (``30`` or ``30.0``), at least 1: a simulated study has whole rows."""
+    number = _validate.number_iv(value, argument, low=1.0, closed="left", what="at least 1")
+    if number != math.floor(number):
+        raise InputError(f"`{argument}` must be a whole number of cases for metric='aucpr' (simulated studies); "
+                         f"got {value!r}")
+    return int(number)
 
 
 def _aucpr_sample_size(*, aucpr, prevalence, scenario, half_width, power, estimator, method, level, n_sim, seed,
@@ -186,11 +293,7 @@ def _aucpr_sample_size(*, aucpr, prevalence, scenario, half_width, power, estima
         half_width = _validate.number_iv(half_width, "half_width", low=0.0, high=0.5, what="in (0, 0.5)")
     else:
         aucpr = _validate.probability_iv(aucpr, "aucpr")
-    estimator = _validate.choice_iv(estimator, "estimator", list(PR_ESTIMATORS))
-    method = _validate.choice_iv(method, "method", list(INTERVAL_METHODS))
-    level = _validate.level_iv(level)
-    n_sim = _validate.integer_iv(n_sim, "n_sim", 20)
-    seed = _validate.seed_iv(seed)
+    estimator, method, level, n_sim = _analysis_iv(estimator, method, level, n_sim)
     truth = scenario.true_aucpr(prevalence)
     if aucpr is not None and abs(aucpr - truth) < 1e-6:
         raise InputError(f"`aucpr`={aucpr} equals the scenario's true AUCPR at this prevalence ({truth:.4f}); "

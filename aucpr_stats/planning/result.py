@@ -8,9 +8,9 @@ from typing import Any
 import attrs
 import polars as pl
 
-from .. import _frames
+from .. import _frames, _validate
+from ..report.display import html_display
 from ..report.text import text_table
-from ..results import html_display
 
 __all__ = ["PlanResult"]
 
@@ -44,8 +44,18 @@ class PlanResult:
             return plan[name][0]
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}; columns: {plan.columns}")
 
+    def to_polars(self) -> pl.DataFrame:
+        """The one-row plan as a polars DataFrame."""
+        return self.plan
+
     def to_frame(self, kind: str = "polars"):
-        """The one-row plan as a polars (default) or pandas (``kind="pandas"``) DataFrame."""
+        """The one-row plan as a polars (default: a plan has no input frame to follow) or pandas DataFrame.
+
+        ``kind="pandas"`` for pandas. Columns: the inputs and the answer
+        (``n_pos``, ``n_neg``, ``n_total``, ``power`` ...); a simulated AUCPR
+        plan adds the Monte Carlo standard errors (``power_se`` ...).
+        """
+        kind = _validate.choice_iv(kind, "kind", ("polars", "pandas"))
         return _frames.to_caller(self.plan, kind)
 
     def _title(self) -> str:

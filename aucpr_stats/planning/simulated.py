@@ -55,9 +55,13 @@ def _negatives(n_pos: int, prevalence: float) -> int:
 
 
 def simulate_size(scenario, n_pos: int, prevalence: float, *, estimator: str, method: str, level: float,
-                  n_sim: int, seed: Any, theta0: float | None, truth: float, options: dict) -> dict:
-    """Simulate ``n_sim`` studies of ``n_pos`` positives: mean half-width, coverage and power with MC errors."""
-    n_neg = _negatives(n_pos, prevalence)
+                  n_sim: int, seed: Any, theta0: float | None, truth: float, options: dict,
+                  n_neg: int | None = None) -> dict:
+    """Simulate ``n_sim`` studies of ``n_pos`` positives: mean half-width, coverage and power with MC errors.
+
+    The negatives are ``n_neg``, or by default as many as ``prevalence`` gives.
+    """
+    n_neg = _negatives(n_pos, prevalence) if n_neg is None else n_neg
     root = root_sequence(seed)
     stream = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 0x504C414E, n_pos))  # "PLAN"
     rng = np.random.default_rng(stream)

@@ -170,8 +170,7 @@ def forest_plot(
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import polars as pl
-    >>> from aucpr_stats import aucpr, auroc
-    >>> from aucpr_stats.plot import forest_plot
+    >>> from aucpr_stats import aucpr, auroc, forest_plot
     >>> df = pl.read_csv("data/synthetic_cohort.csv")
     >>> axes = forest_plot([aucpr(df, "disease", "model_a", by="site"), auroc(df, "disease", "model_a", by="site")])
     >>> [a.get_xlabel() for a in axes]

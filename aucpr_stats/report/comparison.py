@@ -59,10 +59,9 @@ def comparison_table(
     Examples
     --------
     >>> import polars as pl
-    >>> from aucpr_stats.compare import compare
-    >>> from aucpr_stats.report import comparison_table
+    >>> from aucpr_stats import compare, comparison_table
     >>> df = pl.read_csv("data/breast_cancer_oof.csv")
-    >>> table = comparison_table(compare("malignant ~ logistic + texture", data=df))
+    >>> table = comparison_table(compare("malignant ~ logistic + texture", data=df, metric="auroc"))
     >>> table.cells.columns
     ['Positives', 'Negatives', 'AUROC logistic', 'AUROC texture', 'Difference (95% CI)', 'p']
     """

@@ -325,8 +325,7 @@ def publication_table(
     Examples
     --------
     >>> import polars as pl
-    >>> from aucpr_stats import aucpr
-    >>> from aucpr_stats.report import publication_table
+    >>> from aucpr_stats import aucpr, publication_table
     >>> df = pl.DataFrame({"y": [1, 0, 1, 0, 1, 0], "s": [0.9, 0.8, 0.7, 0.3, 0.6, 0.1],
     ...                    "g": ["a", "a", "a", "b", "b", "b"]})
     >>> table = publication_table(aucpr(df, "y", "s", by="g", estimator="average_precision"), method=None)

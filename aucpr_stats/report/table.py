@@ -11,6 +11,7 @@ import polars as pl
 from .. import _frames
 from ..exceptions import InputError
 from .cells import true_minus
+from .docx import write_docx
 from .text import text_table
 
 __all__ = ["PublicationTable", "FORMATS", "latex_escape"]
@@ -57,6 +58,14 @@ class PublicationTable:
     def to_frame(self):
         """The table as a frame of the caller's type (text cells, integer counts)."""
         return _frames.to_caller(self.cells, self.frame_kind)
+
+    def to_polars(self) -> pl.DataFrame:
+        """The table as a polars DataFrame (text cells, integer counts), whatever the caller's frame type."""
+        return self.cells
+
+    def summary(self, note: bool = True) -> str:
+        """The aligned text table with its footnote: :meth:`to_text`, under the name every result shares."""
+        return self.to_text(note=note)
 
     # -------------------------------------------------------------- renders
     def _display(self) -> pl.DataFrame:
@@ -179,8 +188,6 @@ class PublicationTable:
         right-aligned, variable rows of a stacked table bold and their
         levels indented), then the footnote in a smaller font.
         """
-        from .docx import write_docx
-
         write_docx(self, path, caption=caption, note=note)
 
     def render(self, format: str = "text", **options: Any) -> str:

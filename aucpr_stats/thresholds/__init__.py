@@ -7,7 +7,7 @@ gives at once (:mod:`.points`). See ``docs/cutoffs.md``.
 
 from __future__ import annotations
 
-from .cutoffs import CRITERIA, DIRECTIONS, cutoffs
+from .cutoffs import CRITERIA, DIRECTION_ALIASES, DIRECTIONS, cutoffs
 from .points import ThresholdPoints, all_thresholds, counts_at
 from .proportions import (
     PROPORTION_METHODS,
@@ -15,12 +15,15 @@ from .proportions import (
     clopper_pearson_interval,
     proportion_interval,
 )
+from .measures import MEASURES
 from .result import CUTOFF_COLUMNS, CutoffResult
 
 __all__ = [
     "CRITERIA",
     "CUTOFF_COLUMNS",
     "DIRECTIONS",
+    "DIRECTION_ALIASES",
+    "MEASURES",
     "PROPORTION_METHODS",
     "CutoffResult",
     "ThresholdPoints",

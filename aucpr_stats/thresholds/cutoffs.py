@@ -12,26 +12,25 @@ import polars as pl
 from .. import _validate
 from ..exceptions import InputError, InputTypeError
 from ..request import open_data
+from ..results import direction_signs, read_direction
 from ..ties import TieTable
+from .design import cutoff_units
+from .measures import CutoffCounts
 from .points import ThresholdPoints, all_thresholds, best_mask, counts_at, criterion
-from .proportions import (
-    PROPORTION_METHODS,
-    bayes_interval,
-    bayes_values,
-    proportion_interval,
-)
-from .design import cutoff_units, effective_counts
+from .proportions import PROPORTION_METHODS, bayes_values
 from .result import CUTOFF_COLUMNS, CutoffResult
 
-__all__ = ["CRITERIA", "DIRECTIONS", "cutoffs"]
+__all__ = ["CRITERIA", "DIRECTIONS", "DIRECTION_ALIASES", "cutoffs"]
 
 #: Named thresholds: the best by a criterion, or every threshold.
 CRITERIA = ("youden", "closest_topleft", "all")
 
-#: ``"<"``: a case is called positive when its score is >= the threshold (larger scores mean positive);
-#: ``">"``: when its score is <= the threshold. pROC's names ("controls < cases", "controls > cases"),
-#: and the package's ``"higher"`` and ``"lower"`` for the same.
-DIRECTIONS = ("<", ">", "higher", "lower")
+#: The values of ``direction=``, as every verb takes them: ``"higher"`` (a case is called positive
+#: when its score is >= the threshold), ``"lower"`` (<= the threshold), ``"auto"`` (pROC's rule).
+DIRECTIONS = _validate.DIRECTIONS
+
+#: pROC's names for the same directions ("controls < cases", "controls > cases"), accepted as aliases.
+DIRECTION_ALIASES = {"<": "higher", ">": "lower"}
 
 
 def _threshold_iv(threshold: Any) -> tuple:
@@ -64,27 +63,28 @@ def _weights_iv(best_weights: Any) -> tuple[float, float]:
     return cost, prev
 
 
-def _oriented(ties: TieTable, direction: str) -> TieTable:
-    """The table read in the direction ``score >= t``: for ``">"``, scores negated (each segment reversed)."""
-    if direction == "<":
-        return ties
-    seg = ties.segment_ids()
-    starts, ends = ties.offsets[:-1][seg], ties.offsets[1:][seg]
-    rows = starts + ends - 1 - np.arange(ties.n_rows)  # row i of a segment takes the segment's i-th row from the end
-    return TieTable(-ties.score[rows], ties.pos[rows], ties.neg[rows], ties.offsets)
+def _direction_iv(direction: Any) -> str:
+    """``direction``: ``"higher"``, ``"lower"`` or ``"auto"``; pROC's ``"<"`` and ``">"`` as their aliases."""
+    if isinstance(direction, str) and direction in DIRECTION_ALIASES:
+        return DIRECTION_ALIASES[direction]
+    if not isinstance(direction, str) or direction not in DIRECTIONS:
+        raise InputError(f"`direction` must be one of {list(DIRECTIONS)} (or pROC's '<' for 'higher', '>' for "
+                         f"'lower'); got {_validate.shown(direction)}")
+    return direction
 
 
-def _requested(table: TieTable, requests: tuple, weights: tuple[float, float], sign: float):
+def _requested(table: TieTable, requests: tuple, weights: tuple[float, float], signs: np.ndarray):
     """Points of every request, with the request's position and name, for every group.
 
-    ``table`` is oriented (:func:`_oriented`); given thresholds are multiplied
-    by ``sign`` (-1 for ``direction=">"``) to be read on it.
+    ``table`` is read as ingested (a score read ``direction="lower"`` is
+    negated); given thresholds are multiplied by each group's sign (-1 where
+    its score is negated) to be read on it, and keep their value in the frame.
     """
     n_groups = table.n_segments
     parts: list[tuple[ThresholdPoints, int, str]] = []
     every = None
     numbers = [r for r in requests if isinstance(r, float)]
-    at_values = counts_at(table, sign * np.array(numbers)) if numbers else None
+    at_values = counts_at(table, signs[:, None] * np.array(numbers)[None, :]) if numbers else None
     missing_best: list[tuple[int, str, np.ndarray]] = []
     for k, request in enumerate(requests):
         if isinstance(request, float):
@@ -123,16 +123,18 @@ def cutoffs(
     prevalence: float | None = None,
     positive: Any = None,
     missing: str = "error",
-    direction: str = "<",
+    direction: str = "higher",
     best_weights: tuple[float, float] = (1.0, 0.5),
     weights: str | None = None,
     cluster: str | None = None,
+    negative: Any = None,
+    unused_levels: str = "keep",
 ) -> CutoffResult:
     """Counts, sensitivity, specificity, PPV and NPV at thresholds, with intervals, per group.
 
     The numbers of pROC's ``coords(roc, x, ret = "all")`` for each group:
     a case is called positive when its score is ``>= threshold``
-    (``direction="<"``, pROC's "controls < cases"), and
+    (``direction="higher"``, pROC's "controls < cases"), and
 
     * ``threshold="youden"`` finds the threshold(s) maximising
       ``Se + r Sp`` (Youden's index, ``r = 1`` by default), and
@@ -151,11 +153,13 @@ def cutoffs(
     threshold : "youden", "closest_topleft", "all", a number, or a list of them
         The thresholds to report, in this order within each group.
     level : float
-        Confidence level of every interval.
+        Confidence level of the intervals: the default of
+        :meth:`CutoffResult.conf_int`, ``summary()`` and ``table()``.
     method : {"wilson", "clopper_pearson"}
         Interval for sensitivity, specificity, and PPV and NPV at the observed
         prevalence (binomial proportions): Wilson's score interval or the
-        Clopper-Pearson "exact" interval.
+        Clopper-Pearson "exact" interval; the default of
+        :meth:`CutoffResult.conf_int`.
     prevalence : float, optional
         The prevalence at which PPV and NPV are reported. None (default): the
         observed one, PPV = tp / (tp + fp) with a binomial interval (valid for
@@ -163,12 +167,16 @@ def cutoffs(
         case-control sample or another population), with the logit
         delta-method interval of Mercaldo et al. (2007); the prevalence is
         taken as known.
-    direction : {"<", ">"} (or "higher", "lower")
-        ``"<"`` or ``"higher"``: larger scores mean positive (cases
-        ``>= threshold``); ``">"`` or ``"lower"``: smaller scores mean positive
-        (cases ``<= threshold``). pROC's
-        ``direction`` (its ``"auto"`` choice from the data is not offered: a
-        direction chosen after seeing the data biases everything after it).
+    direction : {"higher", "lower", "auto"}
+        Which way the scores point, as in :func:`aucpr_stats.aucpr`:
+        ``"higher"`` (default): larger scores mean positive (cases
+        ``>= threshold``); ``"lower"``: smaller scores mean positive (cases
+        ``<= threshold``); ``"auto"``: chosen per score by pROC's rule and
+        reported in a ``DirectionWarning`` (choosing it from the data biases
+        everything after it). pROC's ``"<"`` and ``">"`` are accepted as
+        aliases of ``"higher"`` and ``"lower"``; the result reports
+        ``"higher"``/``"lower"`` (the ``direction`` column and
+        ``options["direction"]``).
     best_weights : (cost, prevalence)
         pROC's ``best.weights``: ``r = (1 - prevalence) / (cost * prevalence)``
         weighs specificity against sensitivity in the criteria; ``(1, 0.5)``
@@ -183,12 +191,23 @@ def cutoffs(
         A cluster id column (several rows per patient): the intervals use the
         clusters' linearisation (ratio-estimator) variance, on the effective
         number of cases; the counts do not change.
+    negative : scalar or list, optional
+        The negative level(s) of an outcome with more than two levels, as in
+        :func:`aucpr_stats.aucpr`.
+    unused_levels : {"keep", "drop"}
+        Declared levels of the grouping columns without rows: rows with a
+        note (default), or dropped; as in :func:`aucpr_stats.aucpr`.
 
     Returns
     -------
     CutoffResult
-        ``.to_frame()``: one row per group and threshold, keys first (columns
-        in :meth:`CutoffResult.to_frame`), ``.summary()``.
+        ``.to_frame()``: one row per group and threshold, keys first, with
+        the counts and the point values (columns in
+        :meth:`CutoffResult.to_frame`); ``.conf_int()``: the intervals, one
+        row per group, threshold and measure (keys, ``criterion``,
+        ``threshold``, ``measure``, ``estimate``, ``method``, ``level``,
+        ``lower``, ``upper``, ``n_pos``, ``n_neg``, ``note``);
+        ``.summary()`` and ``.table()``: ``"estimate (lower–upper)"`` cells.
 
     Raises
     ------
@@ -225,45 +244,52 @@ def cutoffs(
     >>> import polars as pl
     >>> from aucpr_stats import cutoffs
     >>> df = pl.DataFrame({"y": [0, 0, 1, 1, 1, 0], "s": [0.1, 0.4, 0.35, 0.8, 0.4, 0.2]})
-    >>> row = cutoffs(df, "y", "s").to_frame().row(0, named=True)
+    >>> result = cutoffs(df, "y", "s")
+    >>> row = result.to_frame().row(0, named=True)
     >>> row["threshold"], row["sensitivity"], round(row["specificity"], 4)
     (0.275, 1.0, 0.6667)
+    >>> ci = result.conf_int()  # Wilson 95% intervals, one row per threshold and measure
+    >>> [(m, round(lo, 3), round(hi, 3)) for m, lo, hi in ci.select("measure", "lower", "upper").head(2).rows()]
+    [('sensitivity', 0.439, 1.0), ('specificity', 0.208, 0.939)]
     """
     requests = _threshold_iv(threshold)
     level = _validate.level_iv(level)
     method = _validate.choice_iv(method, "method", PROPORTION_METHODS)
     if prevalence is not None:
         prevalence = _validate.probability_iv(prevalence, "prevalence")
-    direction = {"higher": "<", "lower": ">"}.get(direction, direction) if isinstance(direction, str) else direction
-    direction = _validate.choice_iv(direction, "direction", DIRECTIONS[:2])
+    direction = _direction_iv(direction)
     best = _weights_iv(best_weights)
     clash = [b for b in _validate.names_iv(by if not isinstance(data_or_formula, str) else None, "by")
              if b in CUTOFF_COLUMNS or b == "n_missing"]
     if clash:
         raise InputError(f"`by` column {clash[0]!r} has the name of a column of the cut-off frame; rename it first")
     request, ingested = open_data("cutoffs", data_or_formula, data, outcome, score, by, positive=positive,
-                                  missing=missing, weights=weights, cluster=cluster, stacklevel=3)
-    table = _oriented(ingested.ties, direction)
-    sign = -1.0 if direction == ">" else 1.0
-    parts, missing_best = _requested(table, requests, best, sign)
-    units = cutoff_units(ingested.clusters, ingested.weighted_cells, sign)
-    body, groups = _assemble(parts, missing_best, table, ingested.notes, level, method, prevalence, direction,
-                             units)
+                                  missing=missing, negative=negative, direction=direction,
+                                  unused_levels=unused_levels, weights=weights, cluster=cluster, stacklevel=3)
+    table = ingested.ties  # a score read direction="lower" is negated: a case is positive when it is >= t here
+    read_as = read_direction(ingested.directions)
+    signs = direction_signs(read_as, ingested.keys, ingested.spec.score)
+    parts, missing_best = _requested(table, requests, best, signs)
+    units = cutoff_units(ingested.clusters, ingested.weighted_cells, 1.0)
+    body, counts = _assemble(parts, missing_best, table, ingested.notes, prevalence, signs, units)
     return CutoffResult(
-        ties=ingested.ties, keys=ingested.keys, by=ingested.key_columns, groups=groups, body=body,
+        ties=ingested.ties, keys=ingested.keys, by=ingested.key_columns, groups=counts.group, body=body,
         frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
         options={"threshold": threshold, "level": level, "method": method, "prevalence": prevalence,
-                 "direction": direction, "best_weights": best, "positive": positive, "missing": missing,
+                 "direction": read_as, "best_weights": best, "positive": positive,
+                 "negative": ingested.spec.negative, "missing": missing, "unused_levels": unused_levels,
                  **{k: v for k, v in (("weights", ingested.spec.weights), ("cluster", cluster)) if v is not None}},
+        counts=counts,
     )
 
 
-def _assemble(parts, missing_best, table: TieTable, group_notes: tuple, level: float, method: str,
-              prevalence: float | None, direction: str, units=None) -> tuple[pl.DataFrame, np.ndarray]:
-    """The rows of every request, group-major then in the order requested, with their numbers.
+def _assemble(parts, missing_best, table: TieTable, group_notes: tuple, prevalence: float | None,
+              signs: np.ndarray, units=None) -> tuple[pl.DataFrame, CutoffCounts]:
+    """The rows of every request, group-major then in the order requested, with their counts and point values.
 
-    With ``units`` (weighted or clustered rows, :mod:`.design`) the intervals are computed on each
-    proportion's effective numbers of cases.
+    Returns the frame of :meth:`CutoffResult.to_frame` (without keys) and the
+    counts its intervals are computed from (with ``units``, weighted or
+    clustered rows, :mod:`.design`, on each proportion's effective numbers of cases).
     """
     group = np.concatenate([p.group for p, _, _ in parts] + [g for _, _, g in missing_best])
     request = np.concatenate([np.full(p.group.size, k) for p, k, _ in parts]
@@ -283,28 +309,20 @@ def _assemble(parts, missing_best, table: TieTable, group_notes: tuple, level: f
     with np.errstate(invalid="ignore", divide="ignore"):
         se = tp / np.where(n_pos > 0, n_pos, np.nan)
         sp = tn / np.where(n_neg > 0, n_neg, np.nan)
-    # the counts each interval is computed on: the cases themselves, or their effective numbers (weights, clusters)
-    eff = ({"sensitivity": (tp, n_pos), "specificity": (tn, n_neg), "ppv": (tp, tp + fp), "npv": (tn, tn + fn)}
-           if units is None else effective_counts(units, group, threshold, table.n_segments))
-    se_lo, se_hi = proportion_interval(*eff["sensitivity"], level, method)
-    sp_lo, sp_hi = proportion_interval(*eff["specificity"], level, method)
-    adjusted = np.zeros(group.size, dtype=bool)
     if prevalence is None:
         with np.errstate(invalid="ignore", divide="ignore"):
             ppv = tp / np.where(tp + fp > 0, tp + fp, np.nan)
             npv = tn / np.where(tn + fn > 0, tn + fn, np.nan)
-        ppv_lo, ppv_hi = proportion_interval(*eff["ppv"], level, method)
-        npv_lo, npv_hi = proportion_interval(*eff["npv"], level, method)
         prev = np.divide(n_pos, n_pos + n_neg, out=np.full(group.size, np.nan), where=n_pos + n_neg > 0)
     else:
         ppv, npv = bayes_values(se, sp, prevalence)
-        (k_se, n_se), (k_sp, n_sp) = eff["sensitivity"], eff["specificity"]
-        ppv_lo, ppv_hi, npv_lo, npv_hi, adjusted = bayes_interval(k_se, n_se - k_se, k_sp, n_sp - k_sp,
-                                                                  prevalence, level)
         prev = np.full(group.size, prevalence)
-    notes = _row_notes(group, label, threshold, tp, n_pos, n_neg, adjusted, group_notes, table)
-    if direction == ">":
-        threshold = -threshold  # back to the caller's scores
+    notes = _row_notes(group, label, threshold, tp, n_pos, n_neg, group_notes, table)
+    counts = CutoffCounts(group=group, threshold=threshold, tp=tp, fp=fp, n_pos=n_pos, n_neg=n_neg,
+                          n_groups=table.n_segments, units=units)
+    reversed_rows = signs[group] < 0
+    # back to the caller's scores (+ 0.0: no -0.0 for a threshold of 0)
+    caller = np.where(reversed_rows, -threshold + 0.0, threshold)
 
     def count(values):  # whole numbers of rows, or sums of weights
         series = pl.Series(values, dtype=pl.Float64).fill_nan(None)
@@ -312,24 +330,20 @@ def _assemble(parts, missing_best, table: TieTable, group_notes: tuple, level: f
 
     body = pl.DataFrame({
         "criterion": pl.Series(label.tolist(), dtype=pl.String),
-        "threshold": threshold,
+        "threshold": caller,
+        "direction": pl.Series(np.where(reversed_rows, "lower", "higher").tolist(), dtype=pl.String),
         "tp": count(tp), "fp": count(fp), "tn": count(tn), "fn": count(fn),
-        "sensitivity": se, "sensitivity_lower": se_lo, "sensitivity_upper": se_hi,
-        "specificity": sp, "specificity_lower": sp_lo, "specificity_upper": sp_hi,
-        "ppv": ppv, "ppv_lower": ppv_lo, "ppv_upper": ppv_hi,
-        "npv": npv, "npv_lower": npv_lo, "npv_upper": npv_hi,
+        "sensitivity": se, "specificity": sp, "ppv": ppv, "npv": npv,
         "youden": se + sp - 1.0,
         "closest_topleft": (1.0 - se) ** 2 + (1.0 - sp) ** 2,
         "prevalence": prev,
-        "method": pl.Series([method] * group.size, dtype=pl.String),
-        "level": np.full(group.size, level),
         "n_pos": table.n_pos[group], "n_neg": table.n_neg[group],
         "note": pl.Series(notes, dtype=pl.String),
     })
-    return body.select(CUTOFF_COLUMNS), group
+    return body.select(CUTOFF_COLUMNS), counts
 
 
-def _row_notes(group, label, threshold, tp, n_pos, n_neg, adjusted, group_notes, table) -> list:
+def _row_notes(group, label, threshold, tp, n_pos, n_neg, group_notes, table) -> list:
     """Per row: why numbers are missing, ties between best thresholds, a given threshold outside the scores."""
     notes: list[list[str]] = [[] for _ in range(group.size)]
     for i in np.flatnonzero(np.isnan(tp)):
@@ -352,6 +366,4 @@ def _row_notes(group, label, threshold, tp, n_pos, n_neg, adjusted, group_notes,
             if out:
                 notes[i].append("threshold beyond every score: nobody called positive" if above
                                 else "threshold at or beyond the lowest-ranked score: everybody called positive")
-    for i in np.flatnonzero(adjusted):
-        notes[i].append("a zero count: 0.5 added to each count for the PPV/NPV interval")
     return ["; ".join(n) if n else None for n in notes]

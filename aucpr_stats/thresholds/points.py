@@ -118,6 +118,8 @@ def counts_at(ties: TieTable, values: np.ndarray) -> ThresholdPoints:
 
     A case is called positive when its score is ``>= value``; ``values`` may
     lie outside the scores (all or none called positive) or be infinite.
+    ``values`` of shape (n_segments, m) give each group its own ``m``
+    thresholds (e.g. negated for the groups of a score read the other way).
     One sort of the tie rows and the thresholds together (by group, then
     value descending, a score before an equal threshold) and running sums
     give every count at once.
@@ -127,10 +129,16 @@ def counts_at(ties: TieTable, values: np.ndarray) -> ThresholdPoints:
     ThresholdPoints
         Group-major: the thresholds of group 0 in the order of ``values``, then group 1 ...
     """
-    values = np.asarray(values, dtype=np.float64).ravel()
-    n_seg, n_val = ties.n_segments, values.size
+    values = np.asarray(values, dtype=np.float64)
+    n_seg = ties.n_segments
+    if values.ndim == 2:
+        if values.shape[0] != n_seg:
+            raise ValueError(f"`values` of shape {values.shape} must have one row per group ({n_seg})")
+        n_val, q_value = values.shape[1], values.ravel()
+    else:
+        values = values.ravel()
+        n_val, q_value = values.size, np.tile(values, n_seg)
     q_group = np.repeat(np.arange(n_seg, dtype=np.int64), n_val)
-    q_value = np.tile(values, n_seg)
     group = np.concatenate([ties.segment_ids(), q_group])
     value = np.concatenate([ties.score, q_value])
     kind = np.concatenate([np.zeros(ties.n_rows, dtype=np.int8), np.ones(q_group.size, dtype=np.int8)])

@@ -1,45 +1,51 @@
-"""The result of :func:`aucpr_stats.cutoffs`: one row per group and threshold."""
+"""The result of :func:`aucpr_stats.cutoffs`: one row per group and threshold, intervals on request."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
 import numpy as np
 import polars as pl
 
-from .. import _frames
+from .. import _frames, _validate
+from ..exceptions import InputError
 from ..report.cells import format_cell, level_text
-from ..report.text import text_table
-from ..results import GroupedResult, html_display
+from ..report.display import TabularResult, direction_phrase
+from ..report.table import PublicationTable
+from ..results import GroupedResult
 from ..ties import TieTable
+from .measures import MEASURES, PREVALENCE_METHOD, CutoffCounts, long_frame, methods_iv
 
 __all__ = ["CUTOFF_COLUMNS", "CutoffResult"]
 
-#: The columns of :meth:`CutoffResult.to_frame` after the group keys, in order.
+#: The columns of :meth:`CutoffResult.to_frame` after the group keys, in order (``n_missing`` last).
 CUTOFF_COLUMNS = (
-    "criterion", "threshold", "tp", "fp", "tn", "fn",
-    "sensitivity", "sensitivity_lower", "sensitivity_upper",
-    "specificity", "specificity_lower", "specificity_upper",
-    "ppv", "ppv_lower", "ppv_upper", "npv", "npv_lower", "npv_upper",
-    "youden", "closest_topleft", "prevalence", "method", "level", "n_pos", "n_neg", "note",
+    "criterion", "threshold", "direction", "tp", "fp", "tn", "fn",
+    "sensitivity", "specificity", "ppv", "npv",
+    "youden", "closest_topleft", "prevalence", "n_pos", "n_neg", "note",
 )
 
-_METHOD_LABELS = {"wilson": "Wilson", "clopper_pearson": "Clopper-Pearson"}
+_METHOD_LABELS = {"wilson": "Wilson", "clopper_pearson": "Clopper-Pearson", PREVALENCE_METHOD: "logit"}
+_MEASURE_LABELS = {"sensitivity": "Sensitivity", "specificity": "Specificity", "ppv": "PPV", "npv": "NPV"}
 
 
 @attrs.frozen(eq=False, repr=False)
-class CutoffResult(GroupedResult):
+class CutoffResult(TabularResult, GroupedResult):
     """Sensitivity, specificity and predictive values at thresholds, per group.
 
     Returned by :func:`aucpr_stats.cutoffs`. ``.to_frame()`` gives one row per
-    group and threshold (every tied best threshold has its own row);
-    ``.summary()`` a text table with ``"estimate (lower–upper)"`` cells.
+    group and threshold (every tied best threshold has its own row) with the
+    counts and the point values; ``.conf_int(method=, level=)`` their
+    intervals in the library's long shape (one row per group, threshold and
+    measure, with ``lower`` and ``upper``); ``.summary()`` and ``.table()``
+    show ``"estimate (lower–upper)"`` cells.
 
     Attributes
     ----------
     ties : TieTable
-        One segment per group (scores as given, whatever the direction).
+        One segment per group (a score read ``direction="lower"`` negated).
     keys : polars.DataFrame
         Group key columns and ``n_missing``.
     by : tuple of str
@@ -52,7 +58,11 @@ class CutoffResult(GroupedResult):
     outcome : str
     score : str or tuple of str
     options : dict
-        ``threshold``, ``level``, ``method``, ``prevalence``, ``direction``, ``best_weights``.
+        ``threshold``, ``level``, ``method``, ``prevalence``, ``direction``
+        (``"higher"`` or ``"lower"``, a dict by score when ``"auto"`` read
+        them different ways), ``best_weights`` ...
+    counts : CutoffCounts
+        What the intervals are computed from (:mod:`.measures`).
     """
 
     ties: TieTable
@@ -64,6 +74,7 @@ class CutoffResult(GroupedResult):
     outcome: str
     score: Any
     options: dict = attrs.field(factory=dict)
+    counts: CutoffCounts | None = attrs.field(default=None, eq=False, kw_only=True)
 
     def to_polars(self) -> pl.DataFrame:
         """The frame of :meth:`to_frame` as a polars DataFrame."""
@@ -75,54 +86,115 @@ class CutoffResult(GroupedResult):
 
         Columns: the group keys, then ``criterion`` (``"youden"``,
         ``"closest_topleft"``, ``"value"`` for a given number, ``"all"``),
-        ``threshold`` (a case is called positive when its score is ``>=`` it;
-        ``<=`` with ``direction=">"``), the counts ``tp, fp, tn, fn``,
-        ``sensitivity``, ``specificity``, ``ppv``, ``npv`` each with
-        ``_lower`` and ``_upper``, ``youden`` (Se + Sp - 1),
-        ``closest_topleft`` ((1 - Se)² + (1 - Sp)²), ``prevalence`` (the one
-        the predictive values are at), ``method``, ``level``, ``n_pos``,
-        ``n_neg``, ``note``, ``n_missing``.
+        ``threshold``, ``direction`` (``"higher"``: a case is called positive
+        when its score is ``>= threshold``; ``"lower"``: ``<=``), the counts
+        ``tp, fp, tn, fn``, ``sensitivity``, ``specificity``, ``ppv``,
+        ``npv``, ``youden`` (Se + Sp - 1), ``closest_topleft``
+        ((1 - Se)² + (1 - Sp)²), ``prevalence`` (the one the predictive
+        values are at), ``n_pos``, ``n_neg``, ``note``, ``n_missing``. The
+        intervals are in :meth:`conf_int`.
         """
         return _frames.to_caller(self.to_polars(), self.frame_kind)
+
+    def conf_int_polars(self, method: str | Sequence[str] | None = None, level: float | None = None) -> pl.DataFrame:
+        """:meth:`conf_int` as a polars DataFrame, whatever the caller's frame type."""
+        methods = methods_iv(method, self.options["method"])
+        level = self.options["level"] if level is None else _validate.level_iv(level)
+        keys = self.key_frame(self.groups) if self.by else None
+        return long_frame(self.body, self.counts, methods, level, self.options.get("prevalence"), keys)
+
+    def conf_int(self, method: str | Sequence[str] | None = None, level: float | None = None):
+        """Intervals of sensitivity, specificity, PPV and NPV: one row per group, threshold, measure and method.
+
+        Parameters
+        ----------
+        method : {"wilson", "clopper_pearson"}, list of them or "all", optional
+            Default: the ``method=`` of the :func:`~aucpr_stats.cutoffs` call.
+            PPV and NPV at a stated ``prevalence=`` always get the logit
+            interval of Mercaldo et al. (2007) (``method`` reads ``"logit"``).
+        level : float, optional
+            Default: the ``level=`` of the call.
+
+        Returns
+        -------
+        frame
+            The caller's frame type: group keys, ``criterion``, ``threshold``,
+            ``measure`` (``sensitivity``, ``specificity``, ``ppv``, ``npv``),
+            ``estimate``, ``method``, ``level``, ``lower``, ``upper``,
+            ``n_pos``, ``n_neg`` (of the group), ``note`` (the row's note, and
+            a zero count given 0.5 for a logit interval).
+        """
+        return _frames.to_caller(self.conf_int_polars(method, level), self.frame_kind)
 
     @property
     def n_rows(self) -> int:
         """Number of rows (group and threshold pairs)."""
         return self.body.height
 
-    def _title(self) -> str:
+    def _title(self, method: str | None = None, level: float | None = None) -> str:
         several = isinstance(self.score, tuple)
         groups = [c for c in self.by if not (several and c == "score")]
         scores = ", ".join(self.score) if several else self.score
         grouping = f", by {', '.join(groups)}" if groups else ""
-        method = _METHOD_LABELS[self.options["method"]]
+        method = _METHOD_LABELS[method or self.options["method"]]
+        level = self.options["level"] if level is None else level
         prevalence = self.options.get("prevalence")
-        at = "observed prevalence" if prevalence is None else f"prevalence {prevalence:g}"
-        return (f"Cut-offs of {scores} for outcome {self.outcome}{grouping} "
-                f"({method} {level_text(self.options['level'])} intervals; PPV and NPV at {at})")
+        at = "observed prevalence" if prevalence is None else f"prevalence {prevalence:g} (logit intervals)"
+        direction = direction_phrase(self.options.get("direction", "higher"))
+        return (f"Cut-offs of {scores} for outcome {self.outcome}{grouping}{direction} "
+                f"({method} {level_text(level)} intervals; PPV and NPV at {at})")
 
-    def summary(self, digits: int = 3) -> str:
-        """A text table: keys, criterion, threshold, counts and ``"estimate (lower–upper)"`` cells."""
-        return f"{self._title()}\n{text_table(self._display(digits), digits=digits)}"
-
-    def _display(self, digits: int) -> pl.DataFrame:
+    def _cells(self, digits: int, method: str | None, level: float | None, sep: str = "\u2013") -> pl.DataFrame:
+        """Keys, criterion, threshold, counts and one ``"estimate (lower–upper)"`` column per measure."""
+        method = methods_iv(method, self.options["method"])
+        if len(method) != 1:
+            raise InputError(f"`method` must name one interval method for a table; got {list(method)}")
+        long = self.conf_int_polars(method[0], level)
+        k = len(MEASURES)
+        cells = {name: [format_cell(e, lo, hi, digits=digits, sep=sep) for e, lo, hi in
+                        zip(long["estimate"][j::k], long["lower"][j::k], long["upper"][j::k])]
+                 for j, name in enumerate(MEASURES)}
         frame = self.to_polars()
-        cells = {
-            name: [format_cell(e, lo, hi, digits=digits) for e, lo, hi in
-                   zip(frame[name], frame[f"{name}_lower"], frame[f"{name}_upper"])]
-            for name in ("sensitivity", "specificity", "ppv", "npv")
-        }
         shown = frame.select([*self.by, "criterion", "threshold", "tp", "fp", "tn", "fn"]).with_columns(
             pl.Series(name, values, dtype=pl.String) for name, values in cells.items())
         if frame["note"].null_count() < frame.height:
             shown = shown.with_columns(frame["note"])
         return shown
 
-    def _repr_html_(self) -> str:
-        return html_display(self._title(), self._display(3))
+    def _shown(self, digits: int) -> pl.DataFrame:
+        return self._cells(digits, None, None)
+
+    display_digits = 3
+
+    def table(self, method: str | None = None, level: float | None = None, *, digits: int = 2,
+              sep: str = "\u2013") -> PublicationTable:
+        """A publication table: one row per group and threshold, ``"estimate (lower–upper)"`` cells per measure.
+
+        ``method`` and ``level`` default to those of the call; ``digits`` and
+        ``sep`` as in :func:`aucpr_stats.publication_table`. Render it with
+        ``.to_markdown()``, ``.to_latex()``, ``.to_html()`` ...
+        """
+        level = self.options["level"] if level is None else _validate.level_iv(level)
+        digits = _validate.integer_iv(digits, "digits", 0)
+        cells = self._cells(digits, method, level, sep)
+        ci = f" ({level_text(level)} CI)"
+        labels = {"criterion": "Criterion", "threshold": "Threshold", "tp": "TP", "fp": "FP", "tn": "TN",
+                  "fn": "FN", "note": "Note", **{m: _MEASURE_LABELS[m] + ci for m in MEASURES}}
+        cells = cells.with_columns(pl.Series("threshold", [_threshold_text(t) for t in cells["threshold"]],
+                                             dtype=pl.String))
+        cells = cells.rename({c: labels.get(c, c) for c in cells.columns})
+        numeric = ["Threshold", "TP", "FP", "TN", "FN", *(_MEASURE_LABELS[m] + ci for m in MEASURES)]
+        note = self._title(method if isinstance(method, str) else None, level)
+        return PublicationTable(cells=cells, key_columns=tuple(self.by), numeric_columns=tuple(numeric), note=note,
+                                frame_kind=self.frame_kind)
 
     def __repr__(self) -> str:
         return (f"CutoffResult(threshold={self.options['threshold']!r}, by={list(self.by)}, groups={self.n_groups}, "
                 f"rows={self.n_rows}, method={self.options['method']!r}, level={self.options['level']})")
 
-    __str__ = summary
+
+def _threshold_text(value: Any) -> str:
+    """A threshold in a table: six significant digits (``"inf"`` where nobody or everybody is called positive)."""
+    if value is None or value != value:  # noqa: PLR0124 (NaN test)
+        return "NA"
+    return f"{value:g}"

@@ -16,6 +16,7 @@ __all__ = [
     "DegenerateGroupWarning",
     "LowEffectiveSampleSizeWarning",
     "SmallSampleWarning",
+    "TieTableTooLarge",
 ]
 
 
@@ -44,6 +45,15 @@ class MissingValueError(InputError):
 
 class OutcomeError(InputError):
     """The outcome column cannot be read as a binary outcome."""
+
+
+class TieTableTooLarge(InputError):
+    """The tie table (or the paired rows) of an engine's table is larger than the limit on what is collected.
+
+    Also raised by what needs the rows of a result that holds only an
+    engine's partial sums (``result.ties.stored_sums``): an interval method
+    whose record says it needs the rows, an estimator that is not a sum.
+    """
 
 
 class DegenerateGroupWarning(UserWarning):

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import attrs
 import polars as pl
 
-from ..exceptions import InputError
+from ..exceptions import TieTableTooLarge  # moved to exceptions.py; re-exported from its old place
 
 __all__ = ["Dialect", "SqlTable", "TieTableTooLarge", "TABLE", "PARTIAL_SUMS", "SCORE_INDEX"]
 
@@ -24,10 +24,6 @@ SCORE_INDEX = "__aucpr_k"
 
 #: The values of ``partial_sums``: when the engine's partial sums replace the collected tie table.
 PARTIAL_SUMS = ("auto", "always", "never")
-
-
-class TieTableTooLarge(InputError):
-    """The tie table (or the paired rows) of an engine's table is larger than the limit on what is collected."""
 
 
 @attrs.frozen

@@ -11,9 +11,8 @@ from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, ESTIMATORS
 from .estimators.registry import records
 from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .estimators.engine import evaluate
-from .estimators.partial import partial_iv, partial_names
+from .estimators.partial import partial_iv
 from .ingest import read
-from .ingest.engine_sums import SUMMED_ESTIMATORS
 from .results import AucprResult, AurocResult, EstimateResult
 
 __all__ = ["aucpr", "auroc"]
@@ -36,15 +35,13 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     ties = ties_iv(ties)
     if prevalence is not None:
         prevalence = _validate.probability_iv(prevalence, "prevalence")
-    window = partial_iv(metric, **(partial or {}))  # a partial area: its label is the estimator's name
-    if window is not None:
-        names = partial_names(metric, names, window)
-    chosen = records(metric, names, ties, prevalence=prevalence)
+    window = partial_iv(metric, **(partial or {}))  # a partial area: its record carries the window
+    chosen = records(metric, names, ties, prevalence=prevalence, window=window)
+    names = tuple(record.name for record in chosen)  # a partial area's label ("a_prime, specificity 0.8-1")
     # no estimator reads the negatives one by one: an engine may collapse their runs before collecting
     collapse = all(record.reads != "every_row" for record in chosen)
     # every estimator is a sum over tie rows an engine can add up (not a partial area, not at a stated prevalence)
-    summed = all(record.name in SUMMED_ESTIMATORS[metric] and record is registry[record.name].under(ties)
-                 for record in chosen)
+    summed = all(record.summable for record in chosen)
     ingested = read(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                     fold=fold, negative=negative, direction=direction, unused_levels=unused_levels,
                     weights=weights, cluster=cluster, collapse=collapse, sums_ties=ties if summed else None,
@@ -55,6 +52,7 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
         by=ingested.key_columns,
         estimators=names,
         estimates=evaluate(ingested.ties, chosen),
+        records=tuple(chosen),
         notes=ingested.notes,
         frame_kind=ingested.kind,
         outcome=ingested.spec.outcome,

@@ -101,6 +101,10 @@ class EstimateResult(GroupedResult):
         ``by`` ends with the ``score`` key column).
     options : dict
         Arguments of the call that later computations reuse (e.g. ``positive``).
+    records : tuple of Estimator
+        The registry records of ``estimators``, as chosen when estimating
+        (under ``ties=``, at a stated prevalence, over a partial area's
+        window): :meth:`estimator_records`.
     """
 
     metric: ClassVar[str] = "estimate"
@@ -116,6 +120,7 @@ class EstimateResult(GroupedResult):
     outcome: str
     score: str
     options: dict = attrs.field(factory=dict)
+    records: tuple = attrs.field(kw_only=True, converter=tuple)
     #: With ``cluster=``: tie tables per (group, cluster) (:class:`aucpr_stats.ingest.FoldTables`), else None.
     clusters: Any = attrs.field(default=None, kw_only=True)
     #: With ``weights=``: the rows per (score, weight) cell (:class:`aucpr_stats.ingest.weights.WeightedCells`).
@@ -150,12 +155,15 @@ class EstimateResult(GroupedResult):
         """Negatives, or their Kish effective number with ``weights=``."""
         return self.n_neg if self.weight_sums is None else self.weight_sums.effective_neg
 
-    def estimator_records(self) -> list:
-        """The registry records of the result's estimators, under the result's ``ties=`` option."""
-        from .estimators.registry import records
+    def __attrs_post_init__(self) -> None:
+        names = tuple(record.name for record in self.records)
+        if names != tuple(self.estimators):
+            raise InputError(f"`records` must be the records of the estimators {list(self.estimators)}; got the "
+                             f"records of {list(names)}")
 
-        return records(self.metric, self.estimators, self.options.get("ties", "interpolate"),
-                       prevalence=self.options.get("prevalence"))
+    def estimator_records(self) -> list:
+        """The registry records of the result's estimators, as chosen when estimating (:attr:`records`)."""
+        return list(self.records)
 
     @property
     def estimate(self) -> float:

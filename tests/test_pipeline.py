@@ -7,14 +7,17 @@ interval method are each added by one record, and reach every entry point.
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import polars as pl
 import pytest
 
 from aucpr_stats import aucpr, auroc, compare, pr_curve, roc_curve
 from aucpr_stats.estimators import PR_ESTIMATORS, Estimator, upper_trapezoid
+from aucpr_stats.estimators.partial_pr import UPPER_TRAPEZOID
 from aucpr_stats.exceptions import InputError, InputTypeError
 from aucpr_stats.intervals import INTERVAL_METHODS, IntervalMethod, wald_interval
+from aucpr_stats.simulate import bias_study
 from tests.conftest import as_polars, random_scores
 
 
@@ -110,11 +113,13 @@ def test_one_logit_interval_for_both_metrics_at_the_boundary():
 # --------------------------------------------------------------- the recipes
 def test_a_ninth_estimator_is_one_record(monkeypatch):
     """docs/architecture.md, recipe 1: a function and a record; every entry point then knows it."""
-    record = Estimator("upper_trapezoid_again", "aucpr", upper_trapezoid, reads="negative_runs")
+    record = Estimator("upper_trapezoid_again", "aucpr", upper_trapezoid, reads="negative_runs",
+                       partial=UPPER_TRAPEZOID)
     monkeypatch.setitem(PR_ESTIMATORS, record.name, record)
     df = cohort()
     result = aucpr(df, "y", "s", by="site", estimator=[record.name, "upper_trapezoid"])
     np.testing.assert_array_equal(result.estimates[:, 0], result.estimates[:, 1])
+    assert result.estimator_records()[0] is record  # the result keeps the record it was estimated with
     frame = as_polars(result.conf_int(method=["logit", "bootstrap"], n_boot=100, seed=1))
     mine = frame.filter(pl.col("estimator") == record.name).drop("estimator")
     theirs = frame.filter(pl.col("estimator") == "upper_trapezoid").drop("estimator")
@@ -122,6 +127,18 @@ def test_a_ninth_estimator_is_one_record(monkeypatch):
     assert "per_positive" not in set(as_polars(result.conf_int(method="all", n_boot=20))["method"])
     compared = compare(df, "y", ["s", "s2"], metric="aucpr", estimator=record.name, n_boot=50, seed=1)
     assert compared.to_frame()["estimator"].to_list() == [record.name]
+    # its partial-area form, from the record: the partial area is that of the estimator it copies
+    partial = aucpr(df, "y", "s", estimator=[record.name, "upper_trapezoid"], recall=(0.2, 0.9))
+    assert partial.estimators == (f"{record.name}, recall 0.2-0.9", "upper_trapezoid, recall 0.2-0.9")
+    assert partial.estimates[0, 0] == partial.estimates[0, 1]
+    assert partial.estimator_records()[0].window.lo == 0.2  # built from the typed window, kept on the result
+    # the simulation studies read the registry too
+    study = bias_study("binormal", n_total=100, estimators=[record.name, "upper_trapezoid"], n_sims=20, seed=1)
+    assert study["bias_ratio"][0] == study["bias_ratio"][1]
+    # a record without a partial form has no partial area
+    monkeypatch.setitem(PR_ESTIMATORS, record.name, attrs.evolve(record, partial=None))
+    with pytest.raises(InputError, match=r"a partial AUCPR \(`recall=`\) is defined for the estimators"):
+        aucpr(df, "y", "s", estimator=record.name, recall=(0.2, 0.9))
 
 
 def test_a_new_interval_method_is_one_record(monkeypatch):

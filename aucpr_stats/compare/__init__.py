@@ -20,7 +20,7 @@ import polars as pl
 from .. import _validate
 from ..estimators import DEFAULT_ESTIMATOR, ESTIMATORS
 from ..exceptions import InputError
-from ..estimators.partial import partial_iv, partial_names
+from ..estimators.partial import partial_iv
 from ..estimators.registry import records
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..ingest import read
@@ -248,12 +248,11 @@ def compare(
         metric, method, estimator, scores, between, reference, level, n_boot)
     window = partial_iv(metric, specificity=specificity, sensitivity=sensitivity, recall=recall,
                         standardized=standardized)
-    if window is not None:  # a partial area: its label names the estimator; only the bootstrap applies
+    if window is not None:  # a partial area (its record carries the window): only the bootstrap applies
         if requested_method is not None and method != "bootstrap":
             raise InputError(f"method {method!r} compares full areas; compare partial areas with "
                              "method='bootstrap' (the paired stratified bootstrap)")
         method = "bootstrap"
-        names = partial_names(metric, names, window)
     seed = _validate.seed_iv(seed)
     adjust = None if adjust is None else _validate.choice_iv(adjust, "adjust", ADJUST_METHODS)
     progress = progress_iv(progress)
@@ -261,7 +260,8 @@ def compare(
         prevalence = _validate.probability_iv(prevalence, "prevalence")
         if metric != "aucpr":
             raise InputError("`prevalence=` applies to AUCPR (AUROC does not depend on the prevalence)")
-    estimators = records(metric, names, ties_iv(ties), prevalence=prevalence)
+    estimators = records(metric, names, ties_iv(ties), prevalence=prevalence, window=window)
+    names = tuple(record.name for record in estimators)  # a partial area's label
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
     rows_as_clusters = weights is not None and cluster is None and between is None
     if rows_as_clusters:  # weighted pairs: every row its own cluster, so the rows carry their weights

@@ -377,11 +377,16 @@ def design_variance(result, gradient: Gradient) -> InfluenceVariance:
 
 
 def _ap_design_variance(request) -> InfluenceVariance:
-    """Average precision's linearisation variance for the request's result, computed once per request."""
+    """Average precision's linearisation variance for the request's result, computed once per request.
+
+    The tie convention is that of the result's average precision record (the
+    method serves only it).
+    """
     if "influence" not in request.extras:
         result = request.result
         prevalence = result.options.get("prevalence")
-        gradient = average_precision_gradient(result.ties, result.options.get("ties", "interpolate"),
+        tie_blocks = request.estimators[0].ties  # served: average precision only, one record
+        gradient = average_precision_gradient(result.ties, tie_blocks,
                                               None if prevalence is None else float(prevalence))
         request.extras["influence"] = design_variance(result, gradient)
     return request.extras["influence"]

@@ -64,9 +64,11 @@ class SmallSampleWarning(UserWarning):
     """An interval or test was used with fewer positives than it needs to keep its coverage or size.
 
     Raised once per ``conf_int`` or ``compare`` call; the affected rows say so
-    in their ``note``. The minimum number of positives of each method is in
-    :data:`aucpr_stats.intervals.small_sample.MIN_POSITIVES` (from the
-    validation report, ``docs/validation.md``).
+    in their ``note``. The minimum number of positives of each method is on
+    its registry record (``min_positives`` of
+    :class:`aucpr_stats.intervals.IntervalMethod` and of
+    :class:`aucpr_stats.compare.ComparisonMethod`, from the validation
+    report, ``docs/validation.md``).
     """
 
 

@@ -306,11 +306,13 @@ class EstimateResult(GroupedResult):
         level : float
             Confidence level.
         **options
-            ``n_boot``, ``seed``, ``chunk_size`` (bootstrap); ``folds``
-            (10, or ``"column"``), ``seed``, ``quantile``, ``return_folds``
-            (cross-validation); ``progress`` (any method: None shows a bar
-            on a terminal for work longer than 2 seconds, True always,
-            False never).
+            ``n_boot``, ``rng`` (or its alias ``seed``), ``chunk_size``
+            (bootstrap); ``folds`` (10, or ``"column"``), ``rng``
+            (``seed``), ``quantile``, ``return_folds`` (cross-validation);
+            ``progress`` (any method: None shows a bar on a terminal for
+            work longer than 2 seconds, True always, False never). A method
+            object carries its own: ``method=Bootstrap(n_boot=200, rng=1)``
+            (:mod:`aucpr_stats.intervals.options`).
 
         Returns
         -------
@@ -330,7 +332,7 @@ class EstimateResult(GroupedResult):
         -----
         SmallSampleWarning
             Once per call, when some rows use a method below its minimum
-            number of positives (:data:`aucpr_stats.intervals.small_sample.MIN_POSITIVES`).
+            number of positives (its record's ``min_positives``, :data:`aucpr_stats.intervals.INTERVAL_METHODS`).
         """
         out = self.conf_int_polars(method=method, level=level, **options)
         if isinstance(out, tuple):

@@ -208,9 +208,9 @@ def _interval_block(task: Task, config: Config, rng: np.random.Generator) -> lis
                     continue
                 if "rows" not in record.designs:
                     continue  # needs clusters: its own study (benchmarks/cluster_coverage.py)
-                if "n_boot" in record.options and not task.resample:
+                if "n_boot" in record.options.names() and not task.resample:
                     continue  # a resampling method above --interval-max-rows: "not run"
-                options = {k: v for k, v in (("n_boot", config.n_boot), ("seed", method_seed)) if k in record.options}
+                options = {k: v for k, v in (("n_boot", config.n_boot), ("seed", method_seed)) if k in record.options.names()}
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     ci = result.conf_int_polars(method=name, level=config.level, **options)

@@ -7,16 +7,20 @@ interval method are each added by one record, and reach every entry point.
 
 from __future__ import annotations
 
+import warnings
+from typing import ClassVar
+
 import attrs
 import numpy as np
 import polars as pl
 import pytest
 
 from aucpr_stats import aucpr, auroc, compare, pr_curve, roc_curve
+from aucpr_stats._validate import number_iv
 from aucpr_stats.estimators import PR_ESTIMATORS, Estimator, upper_trapezoid
 from aucpr_stats.estimators.partial_pr import UPPER_TRAPEZOID
-from aucpr_stats.exceptions import InputError, InputTypeError
-from aucpr_stats.intervals import INTERVAL_METHODS, IntervalMethod, wald_interval
+from aucpr_stats.exceptions import InputError, InputTypeError, SmallSampleWarning
+from aucpr_stats.intervals import INTERVAL_METHODS, IntervalMethod, MethodOptions, wald_interval
 from aucpr_stats.simulate import bias_study
 from tests.conftest import as_polars, random_scores
 
@@ -141,20 +145,50 @@ def test_a_ninth_estimator_is_one_record(monkeypatch):
         aucpr(df, "y", "s", estimator=record.name, recall=(0.2, 0.9))
 
 
-def test_a_new_interval_method_is_one_record(monkeypatch):
-    """docs/architecture.md, recipe 2: a compute function and a record in the metric's registry."""
-    def half_width_005(request):
-        lower, upper, se = wald_interval(request.result.estimates, np.full(request.shape, 0.05 / 1.959963984540054),
+def test_a_new_interval_method_is_one_function_and_one_record(monkeypatch):
+    """docs/architecture.md, recipe 2: a compute function (with its options spec) and a record in the registry.
+
+    The method is then served by ``conf_int`` (its options checked by its own spec, as keywords or as a
+    method object), listed by ``method="all"``, and flagged below its own minimum number of positives.
+    """
+    @attrs.frozen(kw_only=True)
+    class FixedWidth(MethodOptions):  # in the method's family module, beside its function
+        """A fixed half-width: ``half_width`` in (0, 0.5)."""
+
+        method: ClassVar[str] = "fixed"
+        half_width: float = attrs.field(
+            default=0.05, converter=lambda v: number_iv(v, "half_width", low=0.0, high=0.5, what="in (0, 0.5)"))
+
+    def fixed_width(request):
+        half = request.options.half_width
+        lower, upper, se = wald_interval(request.result.estimates, np.full(request.shape, half / 1.959963984540054),
                                          request.level)
         return {"lower": lower, "upper": upper, "se": se}
 
-    method = IntervalMethod("fixed", half_width_005)
-    monkeypatch.setitem(INTERVAL_METHODS["auroc"], "fixed", method)
-    frame = as_polars(auroc(cohort(), "y", "s", by="site").conf_int(method=["delong", "fixed"]))
+    # one record in INTERVAL_METHODS (registry.py)
+    monkeypatch.setitem(INTERVAL_METHODS["aucpr"], "fixed",
+                        IntervalMethod("fixed", fixed_width, min_positives=200, options=FixedWidth, needs_rows=False))
+    result = aucpr(cohort(), "y", "s", by="site")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        frame = as_polars(result.conf_int(method=["logit", "fixed"], half_width=0.1))
+        listed = as_polars(result.conf_int(method="all", n_boot=20, seed=1))["method"].unique().to_list()
+        as_object = as_polars(result.conf_int(method=FixedWidth(half_width=0.1)))
     fixed = frame.filter(pl.col("method") == "fixed")
-    np.testing.assert_allclose(fixed["upper"] - fixed["estimate"], 0.05, rtol=1e-9)
+    np.testing.assert_allclose(fixed["upper"] - fixed["estimate"], 0.1, rtol=1e-9)
+    assert fixed.equals(as_object)
+    assert "fixed" in listed
+    with pytest.raises(InputError, match=r"`half_width` must be in \(0, 0.5\); got 0.7"):
+        result.conf_int(method="fixed", half_width=0.7)
+    with pytest.raises(InputTypeError, match=r"unexpected option \['n_boot'\]"):
+        result.conf_int(method="fixed", n_boot=10)
     with pytest.raises(InputError, match="`method` must be one of"):
-        aucpr(cohort(), "y", "s").conf_int(method="fixed")  # registered for AUROC only
+        auroc(cohort(), "y", "s").conf_int(method="fixed")  # registered for AUCPR only
+    # its own small-sample threshold: both sites have fewer than 200 positives, so its rows (not logit's) say so
+    with pytest.warns(SmallSampleWarning, match=r"fixed \(2 rows\)"):
+        notes = as_polars(result.conf_int(method="fixed"))["note"].to_list()
+    assert all(note.endswith("fewer than 200 positives, the fixed interval may under-cover (docs/validation.md)")
+               for note in notes)
 
 
 class Relation:

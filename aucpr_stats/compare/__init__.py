@@ -30,23 +30,25 @@ from .clustered import compare_paired_clustered, with_row_ids
 from .paired import compare_paired, delong_paired, score_pairs
 from .heterogeneity import HeterogeneityResult, heterogeneity
 from .interaction import LevelTables, PairedRows, interaction
+from .methods import COMPARISON_METHODS, ComparisonMethod
 from .result import ComparisonResult
 from .statistics import ADJUST_METHODS, adjust_p_values, bootstrap_p_value
 from .unpaired import compare_unpaired
 
-__all__ = ["compare", "ComparisonResult", "METRICS", "METHODS", "delong_paired", "bootstrap_p_value",
-           "heterogeneity", "interaction", "HeterogeneityResult", "ADJUST_METHODS"]
+__all__ = ["compare", "ComparisonResult", "METRICS", "METHODS", "COMPARISON_METHODS", "ComparisonMethod",
+           "delong_paired", "bootstrap_p_value", "heterogeneity", "interaction", "HeterogeneityResult",
+           "ADJUST_METHODS"]
 
 #: Metrics that :func:`compare` compares.
 METRICS = ("auroc", "aucpr")
 
-#: Comparison methods per metric; the first is the default.
-METHODS = {"auroc": ("delong", "bootstrap"), "aucpr": ("bootstrap",)}
+#: Comparison method names per metric, the first the default (their records: :data:`COMPARISON_METHODS`).
+METHODS = {metric: tuple(methods) for metric, methods in COMPARISON_METHODS.items()}
 
 
 def _compare_iv(metric, method, estimator, scores, between, reference, level, n_boot):
     metric = _validate.choice_iv(metric, "metric", METRICS)
-    methods = METHODS[metric]
+    methods = tuple(COMPARISON_METHODS[metric])
     method = methods[0] if method is None else _validate.choice_iv(method, "method", methods)
     names = _validate.names_or_all_iv(DEFAULT_ESTIMATOR[metric] if estimator is None else estimator, "estimator",
                                       list(ESTIMATORS[metric]))

@@ -17,10 +17,11 @@ more than an estimate, its standard error and the class counts:
   section 4), with the boundary fallback (perfect separation is A' = 1);
 * AUROC: ``"delong"``, ``"logit"``, ``"hanley_mcneil"``, ``"newcombe"``.
 
-Anything that needs the table's rows (the bootstrap, the other estimators,
-curves, the influence and per-positive intervals) raises
-:class:`~aucpr_stats.ingest.sql_source.TieTableTooLarge`, which says why
-the table was not collected and what can be computed.
+Which estimators these are is their registry records' ``summable``; which
+intervals, the interval records' ``needs_rows``. Anything that needs the
+table's rows (the bootstrap, the other estimators, curves, the influence and
+per-positive intervals) raises :class:`~aucpr_stats.exceptions.TieTableTooLarge`,
+which says why the table was not collected and what can be computed.
 """
 
 from __future__ import annotations
@@ -29,22 +30,20 @@ import attrs
 import numpy as np
 import polars as pl
 
+from ..estimators.registry import ESTIMATORS
+from ..exceptions import TieTableTooLarge
 from ..ties import TieTable
-from .sql_table import SCORE_INDEX, TieTableTooLarge
+from .sql_table import SCORE_INDEX
 
-__all__ = ["EngineSums", "SUMMED_ESTIMATORS", "SUMMED_METHODS", "summed_tables"]
-
-#: The estimators the engine's partial sums give, by metric.
-SUMMED_ESTIMATORS = {"aucpr": ("average_precision", "lower_trapezoid"), "auroc": ("a_prime",)}
-
-#: The interval methods served from the partial sums, by metric.
-SUMMED_METHODS = {"aucpr": ("logit", "binomial", "wilson"), "auroc": ("delong", "logit", "hanley_mcneil", "newcombe")}
+__all__ = ["EngineSums", "summed_tables"]
 
 
 def _served() -> str:
-    return ("From the partial sums this result can give: AUCPR estimators "
-            f"{', '.join(SUMMED_ESTIMATORS['aucpr'])} with the intervals {', '.join(SUMMED_METHODS['aucpr'])}; "
-            f"AUROC (a_prime) with {', '.join(SUMMED_METHODS['auroc'])}")
+    summed = {metric: ", ".join(name for name, record in registry.items() if record.summable)
+              for metric, registry in ESTIMATORS.items()}
+    return (f"From the partial sums this result can give the AUCPR estimators {summed['aucpr']} and the AUROC "
+            f"estimator {summed['auroc']}, with the intervals that need only the estimate, its standard error and "
+            "the class counts (conf_int(method='all') lists them)")
 
 
 @attrs.frozen(eq=False)
@@ -56,9 +55,8 @@ class EngineSums:
     n_pos, n_neg : ndarray of int64, shape (n_segments,)
         Class counts per group.
     values : dict
-        Per-group arrays by key: the estimator records of
-        :data:`SUMMED_ESTIMATORS` (under the ``ties=`` option they were
-        summed with), ``"a_prime"``, ``"delong_s10"`` and ``"delong_s01"``.
+        Per-group arrays by key: the records of the summable estimators
+        (under the ``ties=`` option they were summed with), ``"a_prime"``, ``"delong_s10"`` and ``"delong_s01"``.
         NaN for groups without both classes (and for ``S10``, ``S01``
         below two cases of the class).
     reason : str
@@ -119,7 +117,6 @@ def summed_tables(table, spec, sql, by: list[str], directions: dict, ties: str, 
     keys ascending, nulls last, then by score in the order given (the key
     column ``__aucpr_k`` with several scores), as the tie-table road sorts them.
     """
-    from ..estimators.registry import ESTIMATORS
     from .sql_sums import sum_query, summed_statistics
 
     parts = []

@@ -21,7 +21,8 @@ from aucpr_stats.estimators import PR_ESTIMATORS, Estimator, upper_trapezoid
 from aucpr_stats.estimators.partial_pr import UPPER_TRAPEZOID
 from aucpr_stats.exceptions import InputError, InputTypeError, SmallSampleWarning
 from aucpr_stats.intervals import INTERVAL_METHODS, IntervalMethod, MethodOptions, wald_interval
-from aucpr_stats.simulate import bias_study
+from aucpr_stats.simulate import INTERVAL_METHODS as STUDY_ARMS
+from aucpr_stats.simulate import bias_study, coverage_study, study_methods
 from tests.conftest import as_polars, random_scores
 
 
@@ -149,7 +150,8 @@ def test_a_new_interval_method_is_one_function_and_one_record(monkeypatch):
     """docs/architecture.md, recipe 2: a compute function (with its options spec) and a record in the registry.
 
     The method is then served by ``conf_int`` (its options checked by its own spec, as keywords or as a
-    method object), listed by ``method="all"``, and flagged below its own minimum number of positives.
+    method object), listed by ``method="all"``, flagged below its own minimum number of positives, and
+    run by the coverage engine (``coverage_study``, the validation report).
     """
     @attrs.frozen(kw_only=True)
     class FixedWidth(MethodOptions):  # in the method's family module, beside its function
@@ -189,6 +191,16 @@ def test_a_new_interval_method_is_one_function_and_one_record(monkeypatch):
         notes = as_polars(result.conf_int(method="fixed"))["note"].to_list()
     assert all(note.endswith("fewer than 200 positives, the fixed interval may under-cover (docs/validation.md)")
                for note in notes)
+    # the coverage engine runs it: an arm of the study (and a cell of the validation report), with its options
+    # checked by its spec
+    assert "fixed" in STUDY_ARMS and "fixed" in study_methods("aucpr", PR_ESTIMATORS["average_precision"])
+    study = coverage_study("binormal", n_total=200, estimators="average_precision", methods=["logit", "fixed"],
+                           n_sims=30, seed=1, method_options={"fixed": {"half_width": 0.2}})
+    row = study.filter(pl.col("method") == "fixed").row(0, named=True)
+    assert row["n_valid"] == 30 and row["mean_width"] <= 0.4 + 1e-12 and row["coverage"] > 0.9
+    with pytest.raises(InputError, match="`half_width`"):
+        coverage_study("binormal", n_total=200, estimators="average_precision", methods="fixed", n_sims=5,
+                       method_options={"fixed": {"half_width": 2}})
 
 
 class Relation:

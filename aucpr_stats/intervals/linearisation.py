@@ -102,7 +102,7 @@ import numpy as np
 
 from ..estimators.prevalence import at_prevalence, negative_weight
 from ..estimators.roc import a_prime, placement_values
-from ..estimators.tie_blocks import crossing_precision
+from ..estimators.tie_blocks import DEFAULT_TIES, crossing_precision
 from ..resample.designs import target_rows
 from ..ties import TieTable
 from .closed_form import logit_interval
@@ -198,7 +198,7 @@ def _ap_gradient(ties: TieTable, tie_blocks: str) -> Gradient:
     return Gradient(estimate, g_pos, g_neg)
 
 
-def average_precision_gradient(ties: TieTable, tie_blocks: str = "interpolate",
+def average_precision_gradient(ties: TieTable, tie_blocks: str = DEFAULT_TIES,
                                prevalence: float | None = None) -> Gradient:
     r"""Average precision (Eq. 9) of each segment and its gradient in the counts of every row.
 

@@ -11,7 +11,7 @@ from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, ESTIMATORS
 from .estimators.registry import records
 from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .estimators.engine import evaluate
-from .estimators.partial import partial_iv, partial_names
+from .estimators.partial import partial_iv
 from .request import open_data
 from .results import AucprResult, AurocResult, EstimateResult
 
@@ -35,22 +35,21 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     ties = ties_iv(ties)
     if prevalence is not None:
         prevalence = _validate.probability_iv(prevalence, "prevalence")
-    window = partial_iv(metric, **(partial or {}))  # a partial area: its label is the estimator's name
-    if window is not None:
-        names = partial_names(metric, names, window)
-    chosen = records(metric, names, ties, prevalence=prevalence)
+    window = partial_iv(metric, **(partial or {}))  # a partial area: its record carries the window
+    chosen = records(metric, names, ties, prevalence=prevalence, window=window)
+    names = tuple(record.name for record in chosen)  # a partial area's label ("a_prime, specificity 0.8-1")
     # what the records need from the data (an engine may collapse runs of negatives, or add up partial sums)
     request, ingested = open_data(metric, data_or_formula, data, outcome, score, by, positive=positive,
                                   missing=missing, fold=fold, negative=negative, direction=direction,
                                   unused_levels=unused_levels, weights=weights, cluster=cluster,
-                                  prevalence=prevalence, metric=metric, records=chosen, registry=registry, ties=ties,
-                                  stacklevel=3)
+                                  prevalence=prevalence, metric=metric, records=chosen, ties=ties, stacklevel=3)
     result = _RESULTS[metric](
         ties=ingested.ties,
         keys=ingested.keys,
         by=ingested.key_columns,
         estimators=names,
         estimates=evaluate(ingested.ties, chosen),
+        records=tuple(chosen),
         notes=ingested.notes,
         frame_kind=ingested.kind,
         outcome=ingested.spec.outcome,

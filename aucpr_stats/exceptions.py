@@ -17,6 +17,7 @@ __all__ = [
     "DegenerateGroupWarning",
     "LowEffectiveSampleSizeWarning",
     "SmallSampleWarning",
+    "TieTableTooLarge",
 ]
 
 
@@ -50,9 +51,11 @@ class OutcomeError(InputError):
 class TieTableTooLarge(InputError):
     """The tie table (or the paired rows) an engine would send is larger than the limit on what is collected.
 
-    Raised before the table is collected where its size can be estimated; the
-    message says how many rows would have come and what can be computed
-    instead (``docs/backends.md``).
+    Raised with at most the limit plus one row collected; the message says
+    what can be computed instead (``docs/backends.md``). Also raised by what
+    needs the rows of a result that holds only an engine's partial sums
+    (``result.ties.stored_sums``): an interval method whose record says it
+    needs the rows, an estimator that is not a sum.
     """
 
 
@@ -64,9 +67,11 @@ class SmallSampleWarning(UserWarning):
     """An interval or test was used with fewer positives than it needs to keep its coverage or size.
 
     Raised once per ``conf_int`` or ``compare`` call; the affected rows say so
-    in their ``note``. The minimum number of positives of each method is in
-    :data:`aucpr_stats.intervals.small_sample.MIN_POSITIVES` (from the
-    validation report, ``docs/validation.md``).
+    in their ``note``. The minimum number of positives of each method is on
+    its registry record (``min_positives`` of
+    :class:`aucpr_stats.intervals.IntervalMethod` and of
+    :class:`aucpr_stats.compare.ComparisonMethod`, from the validation
+    report, ``docs/validation.md``).
     """
 
 

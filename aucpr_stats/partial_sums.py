@@ -89,7 +89,7 @@ def sql_sums(data: Any, outcome: str, score: Any, by: Any = None, *, positive: A
     records = (registry["average_precision"].under(ties), registry["lower_trapezoid"].under(ties))
     request, ingested = open_data("sql_sums", data, None, outcome, score, by, positive=positive, missing=missing,
                                   negative=negative, direction=direction, unused_levels=None, counts=counts,
-                                  metric="aucpr", records=records, registry=registry, ties=ties, stacklevel=2)
+                                  metric="aucpr", records=records, ties=ties, stacklevel=2)
     ties_table = ingested.ties
     areas = evaluate(ties_table, list(records))
     roc = AurocResult(ties=ties_table, keys=ingested.keys, by=ingested.key_columns, estimators=("a_prime",),

@@ -28,13 +28,10 @@ from .ingest.checks import check_key_names
 from .ingest.source import Source, detect, is_data
 from .tables import DEFAULT_TUNING, Tuning
 
-__all__ = ["Request", "Design", "Reduction", "front_door", "open_data", "DESIGNS", "ROW_ID", "summable"]
+__all__ = ["Request", "Design", "Reduction", "front_door", "open_data", "reduction_of", "DESIGNS", "ROW_ID"]
 
 #: The sampling designs a request can have: independent rows, weighted rows, clusters.
 DESIGNS = ("rows", "weights", "cluster")
-
-#: The estimators an engine can add up as partial sums (``docs/backends.md``), by metric.
-_SUMMED = {"aucpr": ("average_precision", "lower_trapezoid"), "auroc": ("a_prime",)}
 
 
 @attrs.frozen
@@ -155,22 +152,16 @@ class Request:
         return self.source.output
 
 
-def summable(metric: str | None, records: Sequence[Estimator], ties: str, registry: dict | None) -> bool:
-    """Whether every record is a partial sum an engine can add up (under ``ties``)."""
-    if metric not in _SUMMED or not records or registry is None:
-        return False
-    return all(record.name in _SUMMED[metric] and record is registry[record.name].under(ties) for record in records)
-
-
-def reduction_of(metric: str | None, records: Sequence[Estimator], ties: str, registry: dict | None,
-                 grid: int | None = None) -> Reduction:
-    """What the records let an engine reduce the rows to."""
+def reduction_of(records: Sequence[Estimator], ties: str, grid: int | None = None) -> Reduction:
+    """What the records let an engine reduce the rows to (each record says what it reads and whether it sums)."""
     if grid is not None:
         return Reduction(grid=grid)
     if not records:
         return Reduction()
+    # no estimator reads the negatives one by one: an engine may collapse their runs before collecting
     collapse = all(record.reads != "every_row" for record in records)
-    return Reduction(collapse=collapse, sums_ties=ties if summable(metric, records, ties, registry) else None)
+    # every estimator is a sum over tie rows an engine can add up (not a partial area, not at a stated prevalence)
+    return Reduction(collapse=collapse, sums_ties=ties if all(record.summable for record in records) else None)
 
 
 def front_door(function: str, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *,
@@ -178,7 +169,7 @@ def front_door(function: str, data_or_formula: Any, data: Any, outcome: Any, sco
                unused_levels: Any = "keep", weights: Any = None, cluster: Any = None, fold: Any = None,
                between: Any = None, paired: bool = False, rows_as_clusters: bool = False, counts: Any = None,
                prevalence: float | None = None, metric: str | None = None, records: Sequence[Estimator] = (),
-               registry: dict | None = None, ties: str = DEFAULT_TIES, grid: int | None = None,
+               ties: str = DEFAULT_TIES, grid: int | None = None,
                tuning: Tuning = DEFAULT_TUNING) -> Request:
     """Check one call's data arguments and build its :class:`Request` (the data detected once).
 
@@ -198,8 +189,8 @@ def front_door(function: str, data_or_formula: Any, data: Any, outcome: Any, sco
         A column of integer case counts (only :func:`aucpr_stats.sql_sums` reads it).
     prevalence : float, optional
         Already checked by the caller.
-    metric, records, registry, ties
-        The statistics asked for: the reduction an engine may apply is computed from the records.
+    metric, records, ties
+        The statistics asked for: the reduction an engine may apply is computed from their records.
     grid : int, optional
         A curve's ``grid=``.
     tuning : Tuning
@@ -240,7 +231,7 @@ def front_door(function: str, data_or_formula: Any, data: Any, outcome: Any, sco
     records = tuple(records)
     return Request(function=function, source=source, columns=spec, between=between, design=design, paired=paired,
                    unused_levels=unused_levels, ties=ties, metric=metric, records=records,
-                   reduction=reduction_of(metric, records, ties, registry, grid), tuning=tuning)
+                   reduction=reduction_of(records, ties, grid), tuning=tuning)
 
 
 def open_data(function: str, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *,

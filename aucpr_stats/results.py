@@ -120,6 +120,10 @@ class EstimateResult(GroupedResult):
         ``by`` ends with the ``score`` key column).
     options : dict
         Arguments of the call that later computations reuse (e.g. ``positive``).
+    records : tuple of Estimator
+        The registry records of ``estimators``, as chosen when estimating
+        (under ``ties=``, at a stated prevalence, over a partial area's
+        window): :meth:`estimator_records`.
     """
 
     metric: ClassVar[str] = "estimate"
@@ -135,6 +139,7 @@ class EstimateResult(GroupedResult):
     outcome: str
     score: str
     options: dict = attrs.field(factory=dict)
+    records: tuple = attrs.field(kw_only=True, converter=tuple)
     #: With ``cluster=``: tie tables per (group, cluster) (:class:`aucpr_stats.ingest.FoldTables`), else None.
     clusters: Any = attrs.field(default=None, kw_only=True)
     #: With ``weights=``: the rows per (score, weight) cell (:class:`aucpr_stats.ingest.weights.WeightedCells`).
@@ -169,12 +174,15 @@ class EstimateResult(GroupedResult):
         """Negatives, or their Kish effective number with ``weights=``."""
         return self.n_neg if self.weight_sums is None else self.weight_sums.effective_neg
 
-    def estimator_records(self) -> list:
-        """The registry records of the result's estimators, under the result's ``ties=`` option."""
-        from .estimators.registry import records
+    def __attrs_post_init__(self) -> None:
+        names = tuple(record.name for record in self.records)
+        if names != tuple(self.estimators):
+            raise InputError(f"`records` must be the records of the estimators {list(self.estimators)}; got the "
+                             f"records of {list(names)}")
 
-        return records(self.metric, self.estimators, self.options.get("ties", "interpolate"),
-                       prevalence=self.options.get("prevalence"))
+    def estimator_records(self) -> list:
+        """The registry records of the result's estimators, as chosen when estimating (:attr:`records`)."""
+        return list(self.records)
 
     @property
     def estimate(self) -> float:
@@ -309,11 +317,13 @@ class EstimateResult(GroupedResult):
         level : float
             Confidence level.
         **options
-            ``n_boot``, ``seed``, ``chunk_size`` (bootstrap); ``folds``
-            (10, or ``"column"``), ``seed``, ``quantile``, ``return_folds``
-            (cross-validation); ``progress`` (any method: None shows a bar
-            on a terminal for work longer than 2 seconds, True always,
-            False never).
+            ``n_boot``, ``rng`` (or its alias ``seed``), ``chunk_size``
+            (bootstrap); ``folds`` (10, or ``"column"``), ``rng``
+            (``seed``), ``quantile``, ``return_folds`` (cross-validation);
+            ``progress`` (any method: None shows a bar on a terminal for
+            work longer than 2 seconds, True always, False never). A method
+            object carries its own: ``method=Bootstrap(n_boot=200, rng=1)``
+            (:mod:`aucpr_stats.intervals.options`).
 
         Returns
         -------
@@ -333,7 +343,7 @@ class EstimateResult(GroupedResult):
         -----
         SmallSampleWarning
             Once per call, when some rows use a method below its minimum
-            number of positives (:data:`aucpr_stats.intervals.small_sample.MIN_POSITIVES`).
+            number of positives (its record's ``min_positives``, :data:`aucpr_stats.intervals.INTERVAL_METHODS`).
         """
         out = self.conf_int_polars(method=method, level=level, **options)
         if isinstance(out, tuple):

@@ -1,7 +1,7 @@
 """Size of the paired AUCPR bootstrap test below the number of positives where it is withheld.
 
 The library withholds the paired AUCPR bootstrap test (NaN p-value, a note) below
-``MIN_POSITIVES_COMPARE[("aucpr", "bootstrap")]`` positives; this script lifts
+``COMPARISON_METHODS["aucpr"]["bootstrap"].min_positives`` positives; this script lifts
 that floor and measures the test there: two exchangeable scores (x + sigma e1,
 x + sigma e2, x binormal, within-class correlation about 0.5, so equal true
 AUCPR), the default estimator, 200 replicates, 1,000 data sets per cell, the
@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import warnings
 
+import attrs
 import numpy as np
 import polars as pl
 
-import aucpr_stats.intervals.small_sample as ss
-ss.MIN_POSITIVES_COMPARE[("aucpr", "bootstrap")] = 0  # measure the test where it is withheld
 from aucpr_stats import compare
+from aucpr_stats.compare import COMPARISON_METHODS
 from aucpr_stats.simulate import SCENARIOS
+
+# measure the test where it is withheld: its record without a minimum
+COMPARISON_METHODS["aucpr"]["bootstrap"] = attrs.evolve(COMPARISON_METHODS["aucpr"]["bootstrap"], min_positives=0)
 warnings.simplefilter("ignore")
 sc = SCENARIOS["binormal"]
 n_sims = 1000

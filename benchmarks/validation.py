@@ -1,13 +1,14 @@
 """The validation report: coverage of every interval method and size of every test, by simulation.
 
 For both metrics (AUCPR, AUROC), every interval method registered in
-``aucpr_stats.intervals.registry.INTERVAL_METHODS`` (read at run time, so a
-method added there is validated without touching this script) with the
-default estimator of the metric, and for AUCPR also ``average_precision``;
-and every comparison test of :func:`aucpr_stats.compare` (the methods of
-``aucpr_stats.compare.METHODS``), paired (two scores on the same rows) and
-unpaired (``between=``, two independent samples). Grid: prevalence 0.1 and
-0.01, 2 to 500 positives, ``n_neg = n_pos (1 - prevalence) / prevalence``.
+``aucpr_stats.intervals.INTERVAL_METHODS`` that serves independent rows
+(read at run time from the records, so a method added there is validated
+without touching this script) with the default estimator of the metric, and
+for AUCPR also ``average_precision``; and every comparison test of
+:func:`aucpr_stats.compare` (the records of
+``aucpr_stats.compare.COMPARISON_METHODS``), paired (two scores on the same
+rows) and unpaired (``between=``, two independent samples). Grid: prevalence
+0.1 and 0.01, 2 to 500 positives, ``n_neg = n_pos (1 - prevalence) / prevalence``.
 
 * **Coverage** of a ``level`` interval: the share of simulated data sets whose
   interval contains the true area (``lower <= theta <= upper``), over the
@@ -22,10 +23,15 @@ unpaired (``between=``, two independent samples). Grid: prevalence 0.1 and
   sd of the negatives' ``x``: within-class correlation about 0.5).
   Unpaired null: two independent samples of the same scenario and size.
 
-The simulated data sets of a block are the groups of ONE call
-(``aucpr(frame, "y", "s", by="sim").conf_int(method=...)``,
-``compare(frame, "y", ["a", "b"], by="sim", ...)``), exactly the calls a user
-makes, notes and warnings included. Blocks run in parallel processes
+The intervals are computed by the package's one coverage engine
+(:func:`aucpr_stats.simulate.block_intervals`): the simulated data sets of a
+block are the groups of one result (keyed ``sim``), and each method runs
+through ``conf_int``'s own driver, exactly as ``aucpr(frame, "y", "s",
+by="sim").conf_int(method=...)`` does, notes and warnings included; the tests
+are ``compare(frame, "y", ["a", "b"], by="sim", ...)``, the call a user
+makes. Which methods a cell runs (the designs and estimators a method
+serves) and the library's threshold printed beside the measured one come
+from the methods' records. Blocks run in parallel processes
 (``--workers``); every block draws from its own seed sequence, so the result
 does not depend on the number of workers or on the order the blocks run in.
 
@@ -141,7 +147,7 @@ def _blocks(n_sims: int, rows_per_sim: int, block_rows: int) -> list[tuple[int, 
 
 def plan(config: Config, truth: dict | None = None) -> list[Task]:
     """The blocks of the run, most expensive first (for an even load over the workers)."""
-    from aucpr_stats.compare import METHODS as TEST_METHODS
+    from aucpr_stats.compare import COMPARISON_METHODS as TEST_METHODS
 
     tasks = []
     for kind, scenarios in (("interval", config.scenarios), ("test", config.test_scenarios if config.tests else ())):
@@ -186,40 +192,31 @@ def _tally(kind: str, frame, hit: np.ndarray, valid: np.ndarray, caught: list, *
 
 
 def _interval_block(task: Task, config: Config, rng: np.random.Generator) -> list[dict]:
-    from aucpr_stats import aucpr, auroc
     from aucpr_stats.estimators import DEFAULT_ESTIMATOR, ESTIMATORS
-    from aucpr_stats.intervals.registry import INTERVAL_METHODS
-    from aucpr_stats.simulate import get_scenario
+    from aucpr_stats.intervals import INTERVAL_METHODS
+    from aucpr_stats.simulate import block_intervals, get_scenario, simulate_ties, study_methods, tally
 
     pos, neg = get_scenario(task.scenario).sample_arrays(task.n_sims, task.n_pos, task.n_neg, rng)
     ids = np.arange(task.first_sim, task.first_sim + task.n_sims, dtype=np.int32)
-    frame = _frame(ids, task.n_pos, task.n_neg, s=np.concatenate([pos, neg], axis=1))
+    ties = simulate_ties(pos, neg)
     method_seed = int(rng.integers(2**62))
     out = []
     for metric in config.metrics:
         names = list(dict.fromkeys([DEFAULT_ESTIMATOR[metric], *(["average_precision"] if metric == "aucpr" else [])]))
         theta = task.truth[metric]
         for estimator in names:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                result = (aucpr if metric == "aucpr" else auroc)(frame, "y", "s", by="sim", estimator=estimator)
-            for name, record in INTERVAL_METHODS[metric].items():
-                if record.serves is not None and not record.serves(ESTIMATORS[metric][estimator]):
-                    continue
-                if "rows" not in record.designs:
-                    continue  # needs clusters: its own study (benchmarks/cluster_coverage.py)
-                if "n_boot" in record.options and not task.resample:
-                    continue  # a resampling method above --interval-max-rows: "not run"
-                options = {k: v for k, v in (("n_boot", config.n_boot), ("seed", method_seed)) if k in record.options}
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    ci = result.conf_int_polars(method=name, level=config.level, **options)
-                lower, upper = ci["lower"].to_numpy(), ci["upper"].to_numpy()
-                valid = np.isfinite(lower) & np.isfinite(upper)
-                with np.errstate(invalid="ignore"):
-                    hit = (lower <= theta) & (theta <= upper)
-                out.append(_tally("interval", ci, hit, valid, caught, metric=metric, method=name, estimator=estimator,
-                                  width_sum=float(np.sum((upper - lower)[valid]))))
+            record = ESTIMATORS[metric][estimator]
+            # the methods for independent rows that serve the estimator (those needing clusters have their own
+            # study, benchmarks/cluster_coverage.py); a resampling method above --interval-max-rows: "not run"
+            methods = [name for name in study_methods(metric, record)
+                       if task.resample or "n_boot" not in INTERVAL_METHODS[metric][name].options.names()]
+            options = {name: {"n_boot": config.n_boot} for name in methods
+                       if "n_boot" in INTERVAL_METHODS[metric][name].options.names()}
+            block = block_intervals(ties, metric, [record], methods, config.level, rng=method_seed, options=options,
+                                    ids=ids)
+            for name in methods:
+                out.append({**tally(block[(estimator, name)], theta), "metric": metric, "method": name,
+                            "estimator": estimator})
     return out
 
 
@@ -306,8 +303,23 @@ def _threshold(sizes: list[int], failing: list[int]) -> int | None:
     return next(n for n in sizes if n > failing[-1])
 
 
+def library_minimum(kind: str, metric: str, method: str) -> float | None:
+    """The minimum number of positives the library's record of the method holds (None: no such record, or inf)."""
+    from aucpr_stats.compare import COMPARISON_METHODS
+    from aucpr_stats.intervals import INTERVAL_METHODS
+
+    registry = INTERVAL_METHODS if kind == "interval" else COMPARISON_METHODS
+    record = registry.get(metric, {}).get(method)
+    if record is None or not math.isfinite(record.min_positives):
+        return None
+    return record.min_positives
+
+
 def thresholds(cells: list[dict], config: Config) -> list[dict]:
     """Per method (and estimator, design): the smallest n_pos from which every cell at that size or above passes.
+
+    ``library_min_n_pos`` is the minimum the method's record holds (what
+    ``conf_int`` and ``compare`` flag below), for comparison.
 
     ``min_n_pos`` judges the point estimates (coverage below ``level - 0.02``
     or size above ``alpha + 0.02`` fails, the rule of issue 14);
@@ -332,6 +344,7 @@ def thresholds(cells: list[dict], config: Config) -> list[dict]:
         sizes = sorted({c["n_pos"] for c in rows})
         worst = min(formed, key=lambda c: sign * c[stat]) if formed else rows[0]
         out.append({"kind": kind, "metric": metric, "design": design, "method": method, "estimator": estimator,
+                    "library_min_n_pos": library_minimum(kind, metric, method),
                     "min_n_pos": _threshold(sizes, failing), "failing_n_pos": failing,
                     "min_n_pos_2se": _threshold(sizes, failing_2se), "largest_n_pos_run": sizes[-1],
                     "worst": {"n_pos": worst["n_pos"], "prevalence": worst["prevalence"],
@@ -496,9 +509,11 @@ def render(results: dict) -> str:
         + ". True areas (AUCPR from the scenario's integral, AUROC = 1 − ∫₀¹ fpr(recall) d recall): "
         f"{_truths(cells)}. `--scenarios binormal,bibeta` adds the strong `bibeta` score (AUROC 0.96) to the "
         "interval cells.",
-        f"- **Intervals**: every method registered for the metric in `aucpr_stats.intervals.registry` (read at run "
-        f"time), {level:.0%} level, with the metric's default estimator (read at run time: {_defaults(cells)}) and, "
-        "for AUCPR, `average_precision` (`per_positive` serves only the latter); options are the library's defaults "
+        f"- **Intervals**: every method registered for the metric in `aucpr_stats.intervals.INTERVAL_METHODS` whose "
+        f"record serves independent rows and the estimator (read at run time), computed by the coverage engine "
+        f"(`aucpr_stats.simulate.block_intervals`: `conf_int`'s own driver), {level:.0%} level, with the metric's "
+        f"default estimator (read at run time: {_defaults(cells)}) and, for AUCPR, `average_precision` "
+        "(`per_positive` and `influence` serve only the latter); options are the library's defaults "
         f"except `n_boot = {cfg['n_boot']}` (10 random stratified folds and a t quantile for cross-validation). "
         "**Coverage** = share of data sets whose interval contains the true area, among the data sets where an "
         "interval was formed; Monte Carlo SE = √(c(1 − c)/n). The share of NaN intervals is shown when it is not 0. "
@@ -506,7 +521,7 @@ def render(results: dict) -> str:
         f"{cfg.get('interval_max_rows', 10**9):,} rows: the default AUCPR estimator reads every row, so its "
         "bootstrap costs about 4·10⁻⁵ s per row and data set, and the larger cells would take hours "
         "(\"not run\" in the tables; `--interval-max-rows 50000` runs them).",
-        f"- **Tests**: every method of `aucpr_stats.compare.METHODS`, paired (two scores on the same rows) and "
+        f"- **Tests**: every method of `aucpr_stats.compare.COMPARISON_METHODS`, paired (two scores on the same rows) and "
         f"unpaired (`between=`, two independent samples), at the {alpha:.0%} level on data with a true null. "
         "Paired: two exchangeable scores a = x + σe₁ and b = x + σe₂ (x the scenario's score, e₁, e₂ independent "
         "N(0, 1), σ the sd of the negatives' x: within-class correlation about 0.5), so both have the same true "
@@ -529,13 +544,15 @@ def render(results: dict) -> str:
         "cell is given with its Monte Carlo SE. The \"2 SE rule\" column lets a cell fail only when it is more than "
         "two Monte Carlo SEs beyond the line: less sensitive to simulation noise, the lower end of a sensible "
         "threshold. Tests are judged on the sizes where they ran. The same table is `thresholds` in "
-        "`benchmarks/validation_results.json`. The library's table (`MIN_POSITIVES` and `MIN_POSITIVES_COMPARE` "
-        "in `aucpr_stats/intervals/small_sample.py`) takes, per method, the largest \"min n_pos\" over the "
-        "estimators (\"none\": flagged at every size); the paired AUCPR bootstrap test is withheld below its "
-        "minimum, which is why it shows no failing size here (`benchmarks/paired_test_size.py` measures it there).",
+        "`benchmarks/validation_results.json`. The library's minimum is on each method's record (`min_positives` "
+        "of `aucpr_stats.intervals.INTERVAL_METHODS` and of `aucpr_stats.compare.COMPARISON_METHODS`), shown in "
+        "the column \"library\": per method, the largest \"min n_pos\" over the estimators (\"none\": flagged at "
+        "every size); the paired AUCPR bootstrap test is withheld below its minimum, which is why it shows no "
+        "failing size here (`benchmarks/paired_test_size.py` measures it there).",
         "",
-        "| metric | kind | method | estimator | min n_pos | sizes that fail | min n_pos, 2 SE rule | worst cell |",
-        "|---|---|---|---|---:|---|---:|---|",
+        "| metric | kind | method | estimator | min n_pos | library | sizes that fail | min n_pos, 2 SE rule | "
+        "worst cell |",
+        "|---|---|---|---|---:|---:|---|---:|---|",
     ]
     for t in results["thresholds"]:
         stat = "coverage" if t["kind"] == "interval" else "size"
@@ -543,7 +560,9 @@ def render(results: dict) -> str:
         kind = "interval" if t["kind"] == "interval" else f"test ({t['design']})"
         n_min = "none" if t["min_n_pos"] is None else str(t["min_n_pos"])
         n_min_2se = "none" if t.get("min_n_pos_2se", -1) is None else str(t.get("min_n_pos_2se", ""))
-        lines.append(f"| {t['metric']} | {kind} | {t['method']} | {t['estimator']} | **{n_min}** | "
+        library = t.get("library_min_n_pos")
+        library = "none" if library is None else f"{library:g}"
+        lines.append(f"| {t['metric']} | {kind} | {t['method']} | {t['estimator']} | **{n_min}** | {library} | "
                      f"{', '.join(map(str, t['failing_n_pos'])) or '-'} | {n_min_2se} | "
                      f"{_pct(w[stat], w[f'{stat}_se'])}% at n_pos {w['n_pos']}, π {w['prevalence']}, "
                      f"{w['scenario']} |")

@@ -193,14 +193,25 @@ def test_percentile_interval_and_summary():
     assert summary["n_boot"].tolist() == [991, 0, 1001]
 
 
-def test_study_interval_is_a_percentile_interval():
+def test_study_interval_is_the_percentile_interval_conf_int_gives():
+    """The coverage study's arm is conf_int's bootstrap: data set k is the group ``sim = k`` of a user's result."""
+    import polars as pl
+
+    from aucpr_stats import aucpr
+
     rng = np.random.default_rng(61)
     y, s = random_scores(rng, 200, prevalence=0.2)
     t = _table(y, s)
     arm = STUDY_ARMS["bootstrap"]
     record = PR_ESTIMATORS["average_precision"]
-    lower, upper, _ = arm(t, None, record, 0.9, np.random.default_rng(5), {"n_boot": 300})
-    reps = boot.bootstrap_estimates(t.collapsed(), record, n_boot=300, seed=np.random.default_rng(5))
+    lower, upper, location = arm(t, None, record, 0.9, np.random.default_rng(5), {"n_boot": 300})
+    frame = pl.DataFrame({"sim": np.zeros(y.size, dtype=np.int64), "y": y, "s": s})
+    ci = aucpr(frame, "y", "s", by="sim", estimator="average_precision").conf_int(
+        method="bootstrap", level=0.9, n_boot=300, seed=np.random.default_rng(5))
+    assert (lower[0], upper[0], location[0]) == (ci["lower"][0], ci["upper"][0], ci["boot_median"][0])
+    # ... which is a percentile interval of the stratified replicates of the group's own stream
+    streams = boot.Streams.for_keys(np.random.default_rng(5), frame.select("sim").unique(), ["sim"], "bootstrap")
+    reps = boot.bootstrap_estimates(t.collapsed(), record, n_boot=300, streams=streams)
     assert lower[0] == pytest.approx(np.quantile(reps[0], 0.05))
     assert upper[0] == pytest.approx(np.quantile(reps[0], 0.95))
 

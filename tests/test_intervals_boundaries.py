@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import attrs
 import numpy as np
 import polars as pl
 import pytest
@@ -11,7 +12,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from aucpr_stats import aucpr, auroc
 from aucpr_stats.exceptions import SmallSampleWarning
-from aucpr_stats.intervals import small_sample
+from aucpr_stats.intervals import INTERVAL_METHODS
 from aucpr_stats.intervals.boundaries import join_notes, newcombe_interval, newcombe_variance, truncate, wilson_interval
 
 Z95 = 1.959963984540054
@@ -188,12 +189,17 @@ def test_cross_validation_with_two_positives_is_nan_not_minus_four():
 
 
 # ------------------------------------------------------------ small samples
-def test_small_sample_warning_and_note_below_the_table_minimum(monkeypatch):
+def _with_minimum(monkeypatch, metric: str, method: str, **minimum) -> None:
+    """The method's record with another minimum (``min_positives=`` or ``min_clusters=``), for this test."""
+    monkeypatch.setitem(INTERVAL_METHODS[metric], method, attrs.evolve(INTERVAL_METHODS[metric][method], **minimum))
+
+
+def test_small_sample_warning_and_note_below_the_record_minimum(monkeypatch):
     rng = np.random.default_rng(1)
     df = pl.DataFrame({"y": np.r_[np.ones(8), np.zeros(40)].astype(bool), "s": rng.normal(size=48),
                        "g": ["a"] * 4 + ["b"] * 4 + ["a"] * 20 + ["b"] * 20})
     df = df.with_columns(pl.when(pl.col("g") == "b").then(pl.col("s")).otherwise(pl.col("s") + 0.5 * pl.col("y")))
-    monkeypatch.setitem(small_sample.MIN_POSITIVES, ("auroc", "delong"), 5)
+    _with_minimum(monkeypatch, "auroc", "delong", min_positives=5)
     big = pl.concat([df, df.with_columns(pl.lit("c").alias("g")), df.filter(pl.col("g") == "a").with_columns(
         pl.lit("c").alias("g"))])
     with pytest.warns(SmallSampleWarning, match=r"delong \(2 rows\)") as caught:
@@ -203,20 +209,38 @@ def test_small_sample_warning_and_note_below_the_table_minimum(monkeypatch):
     expected = "small sample: fewer than 5 positives, the delong interval may under-cover (docs/validation.md)"
     assert notes["a"].endswith(expected) and notes["b"].endswith(expected)
     assert notes["c"] is None  # 12 positives
-    monkeypatch.setitem(small_sample.MIN_POSITIVES, ("auroc", "delong"), 4)
+    _with_minimum(monkeypatch, "auroc", "delong", min_positives=4)
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallSampleWarning)
         auroc(big, "y", "s", by="g").conf_int(method="delong")  # no warning at the minimum
 
 
 def test_every_method_has_a_minimum_and_the_fallbacks_are_registered():
-    from aucpr_stats.intervals import INTERVAL_METHODS
     from aucpr_stats.intervals.edges import BOUNDARY_METHOD
 
     for metric, methods in INTERVAL_METHODS.items():
-        for name in methods:
-            assert (metric, name) in small_sample.MIN_POSITIVES
+        for name, record in methods.items():
+            assert record.min_positives >= 2, (metric, name)  # no interval is formed below 2 positives anyway
+            assert record.min_clusters is None  # no coverage study has measured one yet
         assert BOUNDARY_METHOD[metric] in methods and not methods[BOUNDARY_METHOD[metric]].fallback
+
+
+def test_a_minimum_number_of_clusters_flags_the_groups_below_it(monkeypatch):
+    """``min_clusters`` on a record: groups with fewer clusters get a note, and the warning says clusters."""
+    rng = np.random.default_rng(4)
+    patient = np.repeat(np.arange(60), 4)
+    y = np.repeat(rng.random(60) < 0.4, 4)
+    df = pl.DataFrame({"y": y, "s": rng.normal(size=240) + y, "patient": patient,
+                       "g": np.where(patient < 12, "few", "many")})
+    result = auroc(df, "y", "s", by="g", cluster="patient")
+    ci = _quiet(lambda: result.conf_int(method="obuchowski"))  # below obuchowski's 50 positives: flagged for those
+    assert all(note is None or "clusters" not in note for note in ci["note"])
+    _with_minimum(monkeypatch, "auroc", "obuchowski", min_clusters=20)
+    with pytest.warns(SmallSampleWarning, match="positives or clusters"):
+        ci = result.conf_int(method="obuchowski")
+    notes = dict(zip(ci["g"], ci["note"]))
+    assert "fewer than 20 clusters, the obuchowski interval may under-cover" in notes["few"]  # 12 patients
+    assert notes["many"] is None or "clusters" not in notes["many"]  # 48 patients
 
 
 def test_perfect_separation_gives_the_wilson_interval_of_one_whatever_the_estimator():

@@ -113,9 +113,10 @@ def test_paired_aucpr_bootstrap_is_withheld_below_its_minimum_and_kept_above():
 
     from aucpr_stats import compare
     from aucpr_stats.exceptions import SmallSampleWarning
-    from aucpr_stats.intervals.small_sample import MIN_POSITIVES_COMPARE
+    from aucpr_stats.compare import COMPARISON_METHODS
 
-    minimum = int(MIN_POSITIVES_COMPARE[("aucpr", "bootstrap")])
+    assert COMPARISON_METHODS["aucpr"]["bootstrap"].withheld_below_minimum
+    minimum = int(COMPARISON_METHODS["aucpr"]["bootstrap"].min_positives)
     rng = np.random.default_rng(3)
     rows = []
     for group, n_pos in (("small", minimum - 1), ("large", minimum + 20)):

@@ -18,7 +18,6 @@ from aucpr_stats import aucpr, auroc
 from aucpr_stats.compare import compare
 from aucpr_stats.estimators import PR_ESTIMATORS
 from aucpr_stats.estimators.partial import (
-    PR_PARTIAL_ESTIMATORS,
     mcclish,
     roc_partial_area,
 )
@@ -30,6 +29,8 @@ from aucpr_stats.ties import TieTable
 
 REFERENCE = json.loads((pathlib.Path(__file__).parent / "reference" / "partial_auc.json").read_text())
 DATA_SETS = [name for name, value in REFERENCE.items() if isinstance(value, dict) and "partial" in value]
+#: AUCPR estimators with a partial area: those whose record has a partial form.
+PR_PARTIAL_ESTIMATORS = [name for name, record in PR_ESTIMATORS.items() if record.partial is not None]
 
 
 def frame(y, s) -> pl.DataFrame:
@@ -185,9 +186,9 @@ def test_partial_aucpr_brute_force(y, window, rnd):
     lo, hi = sorted(window)
     s = rnd.sample(range(1000), len(y))
     t = table_of(y, s)
-    assert pr_partial_area(t, "interpolated_median", lo, hi)[0] == pytest.approx(
+    assert pr_partial_area(t, PR_ESTIMATORS["interpolated_median"].partial, lo, hi)[0] == pytest.approx(
         brute_interpolated_median(y, s, lo, hi), abs=1e-8)
-    assert pr_partial_area(t, "average_precision", lo, hi)[0] == pytest.approx(
+    assert pr_partial_area(t, PR_ESTIMATORS["average_precision"].partial, lo, hi)[0] == pytest.approx(
         brute_average_precision(y, s, lo, hi), abs=1e-12)
 
 
@@ -199,10 +200,11 @@ def test_partial_aucpr_full_range_and_additive(rows, cut, ties):
     t = table_of(y, s)
     for name in PR_PARTIAL_ESTIMATORS:
         full = PR_ESTIMATORS[name].under(ties)(t)[0]
-        assert pr_partial_area(t, name, 0.0, 1.0, ties)[0] == pytest.approx(full, abs=1e-12)
-        split = pr_partial_area(t, name, 0.0, cut, ties)[0] + pr_partial_area(t, name, cut, 1.0, ties)[0]
+        curve = PR_ESTIMATORS[name].partial
+        assert pr_partial_area(t, curve, 0.0, 1.0, ties)[0] == pytest.approx(full, abs=1e-12)
+        split = pr_partial_area(t, curve, 0.0, cut, ties)[0] + pr_partial_area(t, curve, cut, 1.0, ties)[0]
         assert split == pytest.approx(full, abs=1e-12)
-        assert 0.0 <= pr_partial_area(t, name, cut, 1.0, ties)[0] <= 1.0 - cut + 1e-12
+        assert 0.0 <= pr_partial_area(t, curve, cut, 1.0, ties)[0] <= 1.0 - cut + 1e-12
 
 
 def test_partial_aucpr_constant_score_is_prevalence():

@@ -7,14 +7,22 @@ interval method are each added by one record, and reach every entry point.
 
 from __future__ import annotations
 
+import warnings
+from typing import ClassVar
+
+import attrs
 import numpy as np
 import polars as pl
 import pytest
 
 from aucpr_stats import aucpr, auroc, compare, pr_curve, roc_curve
+from aucpr_stats._validate import number_iv
 from aucpr_stats.estimators import PR_ESTIMATORS, Estimator, upper_trapezoid
-from aucpr_stats.exceptions import InputError, InputTypeError
-from aucpr_stats.intervals import INTERVAL_METHODS, IntervalMethod, wald_interval
+from aucpr_stats.estimators.partial_pr import UPPER_TRAPEZOID
+from aucpr_stats.exceptions import InputError, InputTypeError, SmallSampleWarning
+from aucpr_stats.intervals import INTERVAL_METHODS, IntervalMethod, MethodOptions, wald_interval
+from aucpr_stats.simulate import INTERVAL_METHODS as STUDY_ARMS
+from aucpr_stats.simulate import bias_study, coverage_study, study_methods
 from tests.conftest import as_polars, random_scores
 
 
@@ -110,11 +118,13 @@ def test_one_logit_interval_for_both_metrics_at_the_boundary():
 # --------------------------------------------------------------- the recipes
 def test_a_ninth_estimator_is_one_record(monkeypatch):
     """docs/architecture.md, recipe 1: a function and a record; every entry point then knows it."""
-    record = Estimator("upper_trapezoid_again", "aucpr", upper_trapezoid, reads="negative_runs")
+    record = Estimator("upper_trapezoid_again", "aucpr", upper_trapezoid, reads="negative_runs",
+                       partial=UPPER_TRAPEZOID)
     monkeypatch.setitem(PR_ESTIMATORS, record.name, record)
     df = cohort()
     result = aucpr(df, "y", "s", by="site", estimator=[record.name, "upper_trapezoid"])
     np.testing.assert_array_equal(result.estimates[:, 0], result.estimates[:, 1])
+    assert result.estimator_records()[0] is record  # the result keeps the record it was estimated with
     frame = as_polars(result.conf_int(method=["logit", "bootstrap"], n_boot=100, seed=1))
     mine = frame.filter(pl.col("estimator") == record.name).drop("estimator")
     theirs = frame.filter(pl.col("estimator") == "upper_trapezoid").drop("estimator")
@@ -122,22 +132,75 @@ def test_a_ninth_estimator_is_one_record(monkeypatch):
     assert "per_positive" not in set(as_polars(result.conf_int(method="all", n_boot=20))["method"])
     compared = compare(df, "y", ["s", "s2"], metric="aucpr", estimator=record.name, n_boot=50, seed=1)
     assert compared.to_frame()["estimator"].to_list() == [record.name]
+    # its partial-area form, from the record: the partial area is that of the estimator it copies
+    partial = aucpr(df, "y", "s", estimator=[record.name, "upper_trapezoid"], recall=(0.2, 0.9))
+    assert partial.estimators == (f"{record.name}, recall 0.2-0.9", "upper_trapezoid, recall 0.2-0.9")
+    assert partial.estimates[0, 0] == partial.estimates[0, 1]
+    assert partial.estimator_records()[0].window.lo == 0.2  # built from the typed window, kept on the result
+    # the simulation studies read the registry too
+    study = bias_study("binormal", n_total=100, estimators=[record.name, "upper_trapezoid"], n_sims=20, seed=1)
+    assert study["bias_ratio"][0] == study["bias_ratio"][1]
+    # a record without a partial form has no partial area
+    monkeypatch.setitem(PR_ESTIMATORS, record.name, attrs.evolve(record, partial=None))
+    with pytest.raises(InputError, match=r"a partial AUCPR \(`recall=`\) is defined for the estimators"):
+        aucpr(df, "y", "s", estimator=record.name, recall=(0.2, 0.9))
 
 
-def test_a_new_interval_method_is_one_record(monkeypatch):
-    """docs/architecture.md, recipe 2: a compute function and a record in the metric's registry."""
-    def half_width_005(request):
-        lower, upper, se = wald_interval(request.result.estimates, np.full(request.shape, 0.05 / 1.959963984540054),
+def test_a_new_interval_method_is_one_function_and_one_record(monkeypatch):
+    """docs/architecture.md, recipe 2: a compute function (with its options spec) and a record in the registry.
+
+    The method is then served by ``conf_int`` (its options checked by its own spec, as keywords or as a
+    method object), listed by ``method="all"``, flagged below its own minimum number of positives, and
+    run by the coverage engine (``coverage_study``, the validation report).
+    """
+    @attrs.frozen(kw_only=True)
+    class FixedWidth(MethodOptions):  # in the method's family module, beside its function
+        """A fixed half-width: ``half_width`` in (0, 0.5)."""
+
+        method: ClassVar[str] = "fixed"
+        half_width: float = attrs.field(
+            default=0.05, converter=lambda v: number_iv(v, "half_width", low=0.0, high=0.5, what="in (0, 0.5)"))
+
+    def fixed_width(request):
+        half = request.options.half_width
+        lower, upper, se = wald_interval(request.result.estimates, np.full(request.shape, half / 1.959963984540054),
                                          request.level)
         return {"lower": lower, "upper": upper, "se": se}
 
-    method = IntervalMethod("fixed", half_width_005)
-    monkeypatch.setitem(INTERVAL_METHODS["auroc"], "fixed", method)
-    frame = as_polars(auroc(cohort(), "y", "s", by="site").conf_int(method=["delong", "fixed"]))
+    # one record in INTERVAL_METHODS (registry.py)
+    monkeypatch.setitem(INTERVAL_METHODS["aucpr"], "fixed",
+                        IntervalMethod("fixed", fixed_width, min_positives=200, options=FixedWidth, needs_rows=False))
+    result = aucpr(cohort(), "y", "s", by="site")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        frame = as_polars(result.conf_int(method=["logit", "fixed"], half_width=0.1))
+        listed = as_polars(result.conf_int(method="all", n_boot=20, seed=1))["method"].unique().to_list()
+        as_object = as_polars(result.conf_int(method=FixedWidth(half_width=0.1)))
     fixed = frame.filter(pl.col("method") == "fixed")
-    np.testing.assert_allclose(fixed["upper"] - fixed["estimate"], 0.05, rtol=1e-9)
+    np.testing.assert_allclose(fixed["upper"] - fixed["estimate"], 0.1, rtol=1e-9)
+    assert fixed.equals(as_object)
+    assert "fixed" in listed
+    with pytest.raises(InputError, match=r"`half_width` must be in \(0, 0.5\); got 0.7"):
+        result.conf_int(method="fixed", half_width=0.7)
+    with pytest.raises(InputTypeError, match=r"unexpected option \['n_boot'\]"):
+        result.conf_int(method="fixed", n_boot=10)
     with pytest.raises(InputError, match="`method` must be one of"):
-        aucpr(cohort(), "y", "s").conf_int(method="fixed")  # registered for AUROC only
+        auroc(cohort(), "y", "s").conf_int(method="fixed")  # registered for AUCPR only
+    # its own small-sample threshold: both sites have fewer than 200 positives, so its rows (not logit's) say so
+    with pytest.warns(SmallSampleWarning, match=r"fixed \(2 rows\)"):
+        notes = as_polars(result.conf_int(method="fixed"))["note"].to_list()
+    assert all(note.endswith("fewer than 200 positives, the fixed interval may under-cover (docs/validation.md)")
+               for note in notes)
+    # the coverage engine runs it: an arm of the study (and a cell of the validation report), with its options
+    # checked by its spec
+    assert "fixed" in STUDY_ARMS and "fixed" in study_methods("aucpr", PR_ESTIMATORS["average_precision"])
+    study = coverage_study("binormal", n_total=200, estimators="average_precision", methods=["logit", "fixed"],
+                           n_sims=30, seed=1, method_options={"fixed": {"half_width": 0.2}})
+    row = study.filter(pl.col("method") == "fixed").row(0, named=True)
+    assert row["n_valid"] == 30 and row["mean_width"] <= 0.4 + 1e-12 and row["coverage"] > 0.9
+    with pytest.raises(InputError, match="`half_width`"):
+        coverage_study("binormal", n_total=200, estimators="average_precision", methods="fixed", n_sims=5,
+                       method_options={"fixed": {"half_width": 2}})
 
 
 class Relation:

@@ -20,7 +20,7 @@ import polars as pl
 from .. import _validate
 from ..estimators import DEFAULT_ESTIMATOR, ESTIMATORS
 from ..exceptions import InputError
-from ..estimators.partial import partial_iv, partial_names
+from ..estimators.partial import partial_iv
 from ..estimators.registry import records
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..request import open_data
@@ -30,12 +30,14 @@ from .clustered import compare_paired_clustered
 from .paired import compare_paired, delong_paired, score_pairs
 from .heterogeneity import HeterogeneityResult, heterogeneity
 from .interaction import LevelTables, PairedRows, interaction
+from .methods import COMPARISON_METHODS, ComparisonMethod
 from .result import ComparisonResult
 from .statistics import ADJUST_METHODS, adjust_p_values, bootstrap_p_value
 from .unpaired import compare_unpaired
 
-__all__ = ["compare", "ComparisonResult", "DEFAULT_METRIC", "METRICS", "METHODS", "delong_paired", "bootstrap_p_value",
-           "heterogeneity", "interaction", "HeterogeneityResult", "ADJUST_METHODS"]
+__all__ = ["compare", "ComparisonResult", "DEFAULT_METRIC", "METRICS", "METHODS", "COMPARISON_METHODS",
+           "ComparisonMethod", "delong_paired", "bootstrap_p_value", "heterogeneity", "interaction",
+           "HeterogeneityResult", "ADJUST_METHODS"]
 
 #: Metrics that :func:`compare` compares.
 METRICS = ("auroc", "aucpr")
@@ -44,8 +46,8 @@ METRICS = ("auroc", "aucpr")
 #: named: the library's namesake. AUROC is always one argument away, ``metric="auroc"``.
 DEFAULT_METRIC = "aucpr"
 
-#: Comparison methods per metric; the first is the default.
-METHODS = {"auroc": ("delong", "bootstrap"), "aucpr": ("bootstrap",)}
+#: Comparison method names per metric, the first the default (their records: :data:`COMPARISON_METHODS`).
+METHODS = {metric: tuple(methods) for metric, methods in COMPARISON_METHODS.items()}
 
 #: Arguments that belong to one metric only, and the metric they belong to.
 _METRIC_ARGUMENTS = {"specificity": "auroc", "sensitivity": "auroc", "recall": "aucpr", "prevalence": "aucpr"}
@@ -53,7 +55,7 @@ _METRIC_ARGUMENTS = {"specificity": "auroc", "sensitivity": "auroc", "recall": "
 
 def _compare_iv(metric, method, estimator, scores, between, reference, level, n_boot):
     metric = _validate.choice_iv(metric, "metric", METRICS)
-    methods = METHODS[metric]
+    methods = tuple(COMPARISON_METHODS[metric])
     if method is not None and method not in methods and any(method in m for m in METHODS.values()):
         other = next(name for name, m in METHODS.items() if method in m)
         raise InputError(f"`method` must be one of {list(methods)}; got {method!r}, which compares "
@@ -278,18 +280,18 @@ def compare(
         metric, method, estimator, scores, between, reference, level, n_boot)
     window = partial_iv(metric, specificity=specificity, sensitivity=sensitivity, recall=recall,
                         standardized=standardized)
-    if window is not None:  # a partial area: its label names the estimator; only the bootstrap applies
+    if window is not None:  # a partial area (its record carries the window): only the bootstrap applies
         if requested_method is not None and method != "bootstrap":
             raise InputError(f"method {method!r} compares full areas; compare partial areas with "
                              "method='bootstrap' (the paired stratified bootstrap)")
         method = "bootstrap"
-        names = partial_names(metric, names, window)
     seed = _validate.rng_iv(rng, seed)
     adjust = None if adjust is None else _validate.choice_iv(adjust, "adjust", ADJUST_METHODS)
     progress = progress_iv(progress)
     if prevalence is not None:
         prevalence = _validate.probability_iv(prevalence, "prevalence")
-    estimators = records(metric, names, ties_iv(ties), prevalence=prevalence)
+    estimators = records(metric, names, ties_iv(ties), prevalence=prevalence, window=window)
+    names = tuple(record.name for record in estimators)  # a partial area's label
     score = list(score_names) if score_names is not None and len(score_names) > 1 else scores
     rows_as_clusters = weights is not None and cluster is None and between is None
     # weighted pairs: every row its own cluster (the front door numbers the rows), so the rows carry their weights

@@ -29,7 +29,7 @@ import polars as pl
 from ..estimators.average_precision import average_precision_replicates
 from ..estimators.engine import evaluate
 from ..estimators.roc import delong_components, placement_values
-from ..estimators.tie_blocks import crossing_precision
+from ..estimators.tie_blocks import DEFAULT_TIES, crossing_precision
 from ..ingest import Ingested
 from ..tables import PairedScores
 from ..progress import progress_bar
@@ -141,10 +141,10 @@ TILED_RUNS_MAX = 8
 def average_precision_blocks(kernel: Any) -> str | None:
     """``tie_blocks`` of ``kernel`` when it is the average precision replicate kernel (else None)."""
     if kernel is average_precision_replicates:
-        return "interpolate"
+        return DEFAULT_TIES
     if (isinstance(kernel, functools.partial) and kernel.func is average_precision_replicates and not kernel.args
             and set(kernel.keywords) <= {"tie_blocks"}):
-        return kernel.keywords.get("tie_blocks", "interpolate")
+        return kernel.keywords.get("tie_blocks", DEFAULT_TIES)
     return None
 
 

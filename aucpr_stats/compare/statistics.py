@@ -13,8 +13,8 @@ from scipy.special import ndtr
 
 from ..intervals import normal_quantile, percentile_interval
 from ..intervals.boundaries import TRUNCATED_NOTE, join_notes, truncate
-from ..intervals.small_sample import (WITHHELD_BELOW_MINIMUM, small_sample_mask, small_sample_note,
-                                      warn_small_sample, withheld_note)
+from ..intervals.small_sample import small_sample_mask, small_sample_note, warn_small_sample, withheld_note
+from .methods import COMPARISON_METHODS
 
 __all__ = ["ADJUST_METHODS", "paired_block", "adjust_p_values", "bootstrap_p_value", "p_value_floor", "normal_test",
            "bootstrap_summary", "difference_columns",
@@ -140,29 +140,31 @@ def with_edge_notes(columns: dict, notes: list, metric: str, method: str, n_pos,
     call (:func:`warn_small_rows`).
     """
     truncated = np.asarray(columns.pop("truncated"), dtype=bool)
-    small = small_sample_mask(metric, method, n_pos, compare=True) & np.isfinite(columns["difference"])
+    record = COMPARISON_METHODS[metric][method]
+    small = small_sample_mask(record, n_pos) & np.isfinite(columns["difference"])
     counts[method] = counts.get(method, 0) + int(small.sum())
     shown = small & np.isfinite(np.asarray(columns["p_value"], dtype=np.float64))  # a withheld test has its own note
     extra = join_notes(np.where(truncated, TRUNCATED_NOTE.format(lo=-1, hi=1), None),
-                       np.where(shown, small_sample_note(metric, method, compare=True), None))
+                       np.where(shown, small_sample_note(record, compare=True), None))
     return join_notes(np.asarray(notes, dtype=object), extra).tolist()
 
 
 def withhold_below_minimum(columns: dict, notes: list, metric: str, method: str, n_pos) -> list:
-    """Paired tests of :data:`~aucpr_stats.intervals.small_sample.WITHHELD_BELOW_MINIMUM`: below the minimum
-    number of positives, NaN p-value, z, SE and interval (the difference stays), and a note saying why.
+    """Paired tests whose record says ``withheld_below_minimum`` (:mod:`.methods`): below the minimum number of
+    positives, NaN p-value, z, SE and interval (the difference stays), and a note saying why.
 
     Issue 14, item 5: a test that does not hold its size there is not shown as one.
     """
-    if (metric, method) not in WITHHELD_BELOW_MINIMUM:
+    record = COMPARISON_METHODS[metric][method]
+    if not record.withheld_below_minimum:
         return notes
-    withheld = small_sample_mask(metric, method, n_pos, compare=True) & np.isfinite(columns["difference"])
+    withheld = small_sample_mask(record, n_pos) & np.isfinite(columns["difference"])
     if not withheld.any():
         return notes
     for name in ("se", "z", "p_value", "lower", "upper", "correlation"):
         columns[name] = np.where(withheld, np.nan, np.asarray(columns[name], dtype=np.float64))
     columns["truncated"] = np.asarray(columns["truncated"], dtype=bool) & ~withheld
-    return [withheld_note(metric, method) if w else note for w, note in zip(withheld.tolist(), notes)]
+    return [withheld_note(metric, record) if w else note for w, note in zip(withheld.tolist(), notes)]
 
 
 def warn_small_rows(counts: dict) -> None:

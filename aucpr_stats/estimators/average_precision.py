@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..ties import TieTable
-from .tie_blocks import crossing_precision
+from .tie_blocks import DEFAULT_TIES, crossing_precision
 
 __all__ = ["average_precision", "average_precision_contributions", "average_precision_replicates"]
 
 
-def average_precision(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def average_precision(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     r"""Average precision of each segment of a tie table.
 
     .. math:: \hat\theta_A = \frac{1}{n}\sum_{i=1}^{n} \widehat{Prec}(Y_i)
@@ -89,7 +89,7 @@ def average_precision(ties: TieTable, tie_blocks: str = "interpolate") -> np.nda
         return ties.segment_sum_at(rows, weight * precision) / ties.n_pos
 
 
-def average_precision_contributions(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def average_precision_contributions(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     """Contribution of a positive in each tie row: the precision ``TP / (TP + FP)`` at the bottom of that row.
 
     With ``tie_blocks="interpolate"``, in a row holding both classes the mean
@@ -107,7 +107,7 @@ def average_precision_contributions(ties: TieTable, tie_blocks: str = "interpola
     return out
 
 
-def average_precision_replicates(table: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def average_precision_replicates(table: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     """Average precision of many segments (bootstrap replicates), the same values as :func:`average_precision`.
 
     Written for chunks of replicates: one segment-restarted running sum per

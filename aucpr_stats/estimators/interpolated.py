@@ -13,6 +13,7 @@ import numpy as np
 
 from ..ties import TieTable
 from .recall_runs import pairwise_area, recall_runs, run_crossings
+from .tie_blocks import DEFAULT_TIES
 
 __all__ = ["interpolated_max", "interpolated_mean", "interpolated_median"]
 
@@ -26,7 +27,7 @@ def _interpolated(ties: TieTable, summary: str, tie_blocks: str) -> np.ndarray:
     return pairwise_area(runs.recall, precision, precision, runs.offsets, "dg", crossings)
 
 
-def interpolated_max(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def interpolated_max(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     r"""Interpolated AUCPR through the largest precision at each distinct recall.
 
     .. math:: \hat\theta = \sum_i \int_{r_i}^{r_{i+1}} \frac{r'}{a_i r' + b_i}\,dr'
@@ -69,7 +70,7 @@ def interpolated_max(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndar
     return _interpolated(ties, "p_max", tie_blocks)
 
 
-def interpolated_mean(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def interpolated_mean(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     r"""Interpolated AUCPR through the mean precision at each distinct recall.
 
     As :func:`interpolated_max`, with the precisions of the points at each
@@ -104,7 +105,7 @@ def interpolated_mean(ties: TieTable, tie_blocks: str = "interpolate") -> np.nda
     return _interpolated(ties, "p_mean", tie_blocks)
 
 
-def interpolated_median(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def interpolated_median(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     r"""Interpolated AUCPR through the median precision at each distinct recall.
 
     As :func:`interpolated_max`, with the precisions of the points at each

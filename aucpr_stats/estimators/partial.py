@@ -28,10 +28,12 @@ the same with :math:`e_1, e_2` for the sensitivity focus. It is undefined
 (NaN, pROC's ``NA``) when the curve's partial area is below the diagonal's,
 ``pAUC < min`` (beyond floating-point rounding).
 
-**Partial AUCPR** is in :mod:`.partial_pr`. This module also holds the
-machinery shared by both: :class:`PartialRange` (the window), the records of
-partial estimators (:class:`PartialEstimator`) and their labels, which
-travel as estimator names through results, intervals, comparisons and tables.
+**Partial AUCPR** is in :mod:`.partial_pr`. This module also holds what both
+share: :class:`PartialRange`, the typed window that ``partial_iv`` checks and
+from which :func:`~.registry.records` builds the record of a partial area (the
+base record's ``partial`` form over the window, with the window on the
+record); its label (``"a_prime, specificity 0.8-1"``) is the record's name
+and is shown as the estimator's name in frames and tables, never parsed back.
 
 References
 ----------
@@ -43,8 +45,6 @@ and compare ROC curves. BMC Bioinformatics 12, 77.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -54,29 +54,21 @@ from .._validate import flag_iv, shown
 from ..exceptions import InputError, InputTypeError
 from ..ties import TieTable
 from .pr_points import pr_point_counts
-from .registry import ESTIMATORS, Estimator
+from .tie_blocks import DEFAULT_TIES
 
 __all__ = [
     "FOCUS",
-    "PR_PARTIAL_ESTIMATORS",
-    "PartialEstimator",
     "PartialRange",
     "clipped_linear_area",
     "is_partial",
     "mcclish",
     "partial_iv",
-    "partial_names",
-    "partial_records",
-    "record_for_label",
     "roc_partial_area",
+    "roc_window_area",
 ]
 
 #: The axis of each metric's partial range: AUROC over specificity or sensitivity, AUCPR over recall.
 FOCUS = {"auroc": ("specificity", "sensitivity"), "aucpr": ("recall",)}
-
-#: AUCPR estimators that have a partial area (their curve is defined at every recall).
-PR_PARTIAL_ESTIMATORS = ("lower_trapezoid", "upper_trapezoid", "average_precision", "interpolated_max",
-                         "interpolated_mean", "interpolated_median")
 
 
 def _number(x: float) -> str:
@@ -115,19 +107,6 @@ class PartialRange:
 
     def as_dict(self) -> dict:
         return {"focus": self.focus, "lo": self.lo, "hi": self.hi, "standardized": self.standardized}
-
-
-_NUMBER = r"\d+(?:\.\d+)?(?:e-\d+)?"
-_LABEL = re.compile(rf"^(?P<name>\w+), (?P<focus>specificity|sensitivity|recall) (?P<lo>{_NUMBER})-(?P<hi>{_NUMBER})"
-                    r"(?P<std>, standardized)?$")
-
-
-def _parse(label: str) -> tuple[str, PartialRange] | None:
-    match = _LABEL.match(label)
-    if match is None:
-        return None
-    window = PartialRange(match["focus"], float(match["lo"]), float(match["hi"]), match["std"] is not None)
-    return match["name"], window
 
 
 def _bounds_iv(value: Any, argument: str) -> tuple[float, float]:
@@ -268,87 +247,18 @@ def mcclish(area: np.ndarray, lo: float, hi: float) -> np.ndarray:
         return np.where(area < low - _ROUNDING * high, np.nan, out)
 
 
-# ------------------------------------------------------------------ records and labels
-@attrs.frozen(eq=False)
-class PartialEstimator(Estimator):
-    """The record of a partial area: the base estimator's name and the window.
+# ------------------------------------------------------------------ the records' forms
+def roc_window_area(ties: TieTable, window: PartialRange, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
+    """The partial AUROC over ``window``, McClish-standardised when ``window.standardized``: A''s partial form.
 
-    Calling it gives the partial area of every segment; it has no per-positive
-    contributions, so the closed-form intervals do not serve it
-    (:func:`is_partial`).
+    The ROC curve's straight pieces already cross a tie block as a random
+    order of its rows would, so ``tie_blocks`` changes nothing (it is taken
+    for the common signature of the records' ``partial`` forms).
     """
-
-    base: str = attrs.field(default="", kw_only=True)
-    window: PartialRange | None = attrs.field(default=None, kw_only=True)
-
-    def __repr__(self) -> str:
-        return f"PartialEstimator({self.name!r}, metric={self.metric!r}, reads={self.reads!r})"
+    area = roc_partial_area(ties, window.focus, window.lo, window.hi)
+    return mcclish(area, window.lo, window.hi) if window.standardized else area
 
 
 def is_partial(record: Any) -> bool:
-    """Whether a registry record is a partial area."""
-    return isinstance(record, PartialEstimator)
-
-
-class _RocPartial:
-    """``ties -> partial AUROC`` for one window (a picklable callable)."""
-
-    def __init__(self, window: PartialRange):
-        self.window = window
-
-    def __call__(self, ties: TieTable) -> np.ndarray:
-        w = self.window
-        area = roc_partial_area(ties, w.focus, w.lo, w.hi)
-        return mcclish(area, w.lo, w.hi) if w.standardized else area
-
-
-class _PrPartial:
-    """``ties -> partial AUCPR`` of one estimator over one recall window."""
-
-    def __init__(self, name: str, window: PartialRange, tie_blocks: str):
-        self.name, self.window, self.tie_blocks = name, window, tie_blocks
-
-    def __call__(self, ties: TieTable) -> np.ndarray:
-        from .partial_pr import pr_partial_area
-
-        w = self.window
-        area = pr_partial_area(ties, self.name, w.lo, w.hi, self.tie_blocks)
-        return area / w.width if w.standardized else area
-
-
-def _record(metric: str, name: str, window: PartialRange, ties: str) -> PartialEstimator:
-    base = ESTIMATORS[metric][name].under(ties)
-    if metric == "auroc":
-        # the ROC curve reads negatives only through their runs: a collapsed table has the same straight pieces
-        return PartialEstimator(window.label(name), metric, _RocPartial(window), reads="negative_runs",
-                                base=name, window=window)
-    return PartialEstimator(window.label(name), metric, _PrPartial(name, window, ties), reads=base.reads,
-                            base=name, window=window)
-
-
-def partial_names(metric: str, names: Sequence[str], window: PartialRange) -> tuple[str, ...]:
-    """The labels of the partial areas of ``names`` (checked names); an error for estimators without one."""
-    if metric == "aucpr":
-        refused = [name for name in names if name not in PR_PARTIAL_ESTIMATORS]
-        if refused:
-            raise InputError(
-                f"a partial AUCPR (`recall=`) is defined for the estimators {list(PR_PARTIAL_ESTIMATORS)}; got "
-                f"{refused} (their curve has no reading at every recall: a convex hull, a fitted binormal "
-                "curve, an expectation over tie orders or a threshold-averaged sum)")
-    return tuple(window.label(name) for name in names)
-
-
-def partial_records(metric: str, names: Sequence[str], window: PartialRange, ties: str) -> list[PartialEstimator]:
-    """The records of the partial areas of ``names`` under ``ties=``."""
-    partial_names(metric, names, window)
-    return [_record(metric, name, window, ties) for name in names]
-
-
-def record_for_label(metric: str, label: str, ties: str) -> PartialEstimator:
-    """The record behind a partial-area label (as :meth:`PartialRange.label` writes it)."""
-    parsed = _parse(label)
-    if parsed is None or parsed[0] not in ESTIMATORS[metric] or parsed[1].focus not in FOCUS[metric]:
-        raise KeyError(label)
-    name, window = parsed
-    partial_names(metric, [name], window)
-    return _record(metric, name, window, ties)
+    """Whether a registry record is that of a partial area (it carries its window)."""
+    return getattr(record, "window", None) is not None

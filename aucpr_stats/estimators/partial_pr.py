@@ -27,44 +27,82 @@ How each estimator reads the window:
   :math:`(a + b t_1, f + n t_1)` to :math:`(a + b t_2, f + n t_2)`, whose mean
   precision is :func:`~.tie_blocks.crossing_precision` with fractional counts.
 
-Over ``[0, 1]`` each partial area equals its estimator (tested). The
-other estimators (``interpolated_convex``, ``binormal``,
-``expected_average_precision``, ``threshold_trapezoid``) are refused: they
-are not the area under a curve read at every recall of the data.
+Each such estimator's registry record names its curve (a :class:`PrCurve`,
+the record's ``partial`` form). Over ``[0, 1]`` each partial area equals its
+estimator (tested). The other estimators (``interpolated_convex``,
+``binormal``, ``expected_average_precision``, ``threshold_trapezoid``) have
+no partial form and are refused: they are not the area under a curve read at
+every recall of the data.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import attrs
 import numpy as np
 
 from ..ties import TieTable
 from .pr_points import dg_area, dg_interpolate, pr_point_counts
 from .recall_runs import recall_runs, run_crossings
-from .tie_blocks import crossing_precision
+from .tie_blocks import DEFAULT_TIES, crossing_precision
 
-__all__ = ["pr_partial_area"]
+__all__ = ["PrCurve", "LOWER_TRAPEZOID", "UPPER_TRAPEZOID", "INTERPOLATED_MAX", "INTERPOLATED_MEAN",
+           "INTERPOLATED_MEDIAN", "AVERAGE_PRECISION_STEPS", "pr_partial_area"]
 
-# estimator -> (left summary, right summary, kind) of the pieces between distinct recalls
-_PIECES = {
-    "lower_trapezoid": ("p_min", "p_max", "trapezoid"),
-    "upper_trapezoid": ("p_max", "p_max", "trapezoid"),
-    "interpolated_max": ("p_max", "p_max", "dg"),
-    "interpolated_mean": ("p_mean", "p_mean", "dg"),
-    "interpolated_median": ("p_median", "p_median", "dg"),
-}
+#: How a :class:`PrCurve` joins the points of consecutive distinct recalls.
+KINDS = ("trapezoid", "dg", "steps")
 
 
-def pr_partial_area(ties: TieTable, estimator: str, lo: float, hi: float,
-                    tie_blocks: str = "interpolate") -> np.ndarray:
-    r"""Area under ``estimator``'s PR curve over recalls in ``[lo, hi]``, per segment (unnormalised).
+@attrs.frozen
+class PrCurve:
+    """An estimator's PR curve, as its partial area reads it: the estimator record's partial-area form.
+
+    Calling it gives the area under the curve over a recall window
+    (``window.lo``, ``window.hi``; divided by the width when
+    ``window.standardized``), per segment.
+
+    Attributes
+    ----------
+    kind : {"trapezoid", "dg", "steps"}
+        Straight lines in PR space (Eq. 3 and 4), the Davis-Goadrich curve
+        (Theorem 1), or average precision's step curve (Eq. 9).
+    left, right : str
+        The summary precision of a recall run (``"p_min"``, ``"p_max"``,
+        ``"p_mean"``, ``"p_median"`` of :func:`~.recall_runs.recall_runs`)
+        at the left and right end of each piece; unused by ``"steps"``.
+    """
+
+    kind: str = attrs.field(validator=attrs.validators.in_(KINDS))
+    left: str = ""
+    right: str = ""
+
+    def __call__(self, ties: TieTable, window: Any, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
+        area = pr_partial_area(ties, self, window.lo, window.hi, tie_blocks)
+        return area / window.width if window.standardized else area
+
+
+#: The curves of the estimators that have a partial AUCPR (their registry records name them).
+LOWER_TRAPEZOID = PrCurve("trapezoid", "p_min", "p_max")
+UPPER_TRAPEZOID = PrCurve("trapezoid", "p_max", "p_max")
+INTERPOLATED_MAX = PrCurve("dg", "p_max", "p_max")
+INTERPOLATED_MEAN = PrCurve("dg", "p_mean", "p_mean")
+INTERPOLATED_MEDIAN = PrCurve("dg", "p_median", "p_median")
+AVERAGE_PRECISION_STEPS = PrCurve("steps")
+
+
+def pr_partial_area(ties: TieTable, curve: PrCurve, lo: float, hi: float,
+                    tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
+    r"""Area under ``curve`` over recalls in ``[lo, hi]``, per segment (unnormalised).
 
     Parameters
     ----------
     ties : TieTable
         Segments with at least one positive and one negative.
-    estimator : str
-        One of ``lower_trapezoid``, ``upper_trapezoid``, ``average_precision``,
-        ``interpolated_max``, ``interpolated_mean``, ``interpolated_median``.
+    curve : PrCurve
+        The estimator's curve: its registry record's ``partial`` form
+        (``PR_ESTIMATORS["average_precision"].partial``), or one of the
+        constants of this module.
     lo, hi : float
         ``0 <= lo < hi <= 1``.
     tie_blocks : {"interpolate", "published"}
@@ -77,12 +115,12 @@ def pr_partial_area(ties: TieTable, estimator: str, lo: float, hi: float,
     --------
     >>> from aucpr_stats.ties import TieTable
     >>> t = TieTable(score=[3.0, 2.0, 1.0], pos=[1, 0, 1], neg=[0, 1, 0], offsets=[0, 3])
-    >>> float(pr_partial_area(t, "average_precision", 0.5, 1.0)[0])  # the second positive's precision 2/3, times 1/2
+    >>> float(pr_partial_area(t, AVERAGE_PRECISION_STEPS, 0.5, 1.0)[0])  # the second positive's precision 2/3, times 1/2
     0.3333333333333333
     """
-    if estimator == "average_precision":
+    if curve.kind == "steps":
         return _average_precision(ties, lo, hi, tie_blocks)
-    left_summary, right_summary, kind = _PIECES[estimator]
+    left_summary, right_summary, kind = curve.left, curve.right, curve.kind
     runs = recall_runs(ties)
     n_runs = runs.recall.size
     n_seg = runs.offsets.size - 1

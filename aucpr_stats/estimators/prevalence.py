@@ -23,14 +23,16 @@ at the stated value everywhere: intervals treat it as known.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import attrs
 import numpy as np
 
 from .._validate import probability_iv
 from ..ties import TieTable
-from .registry import Estimator
+
+if TYPE_CHECKING:  # the records are built in .registry, which wraps them here
+    from .registry import Estimator
 
 __all__ = ["at_prevalence", "negative_weight", "prevalence_records"]
 
@@ -77,7 +79,9 @@ def prevalence_records(records: Sequence[Estimator], prevalence: Any) -> list[Es
     The reweighting scales each segment's negatives by one factor, so it
     commutes with the reductions of :func:`~aucpr_stats.estimators.registry.reduction_for`
     (the records keep their ``reads``) and with the stratified bootstrap,
-    whose replicates keep the class sizes.
+    whose replicates keep the class sizes. A reweighted record is not a sum
+    an engine can add up (``summable=False``) and has no partial form of its
+    own (a partial area's record is reweighted after its window is applied).
     """
     if prevalence is None:
         return list(records)
@@ -85,4 +89,4 @@ def prevalence_records(records: Sequence[Estimator], prevalence: Any) -> list[Es
     return [attrs.evolve(record, function=_reweighting(record.function, prevalence),
                          contributions=_reweighting(record.contributions, prevalence),
                          replicate_kernel=_reweighting(record.replicate_kernel, prevalence),
-                         published=None) for record in records]
+                         published=None, summable=False, partial=None) for record in records]

@@ -28,6 +28,21 @@ package needs about it:
     A faster function with the same values on a chunk of bootstrap
     replicates (one segment per replicate), whose value for a segment
     depends on that segment's rows only.
+``published``
+    The record under ``ties="published"`` when it differs; ``ties`` says
+    which convention a record follows.
+``summable``
+    Whether a SQL engine can compute the estimate from partial sums over
+    the tie rows (:mod:`aucpr_stats.ingest.sql_sums`), so that a table too
+    large to collect still gives it (``result.ties.stored_sums``). Never at a
+    stated prevalence, never for a partial area.
+``partial``
+    Its partial-area form: ``partial(ties, window, tie_blocks)``, the area
+    over a :class:`~.partial.PartialRange` (:class:`~.partial_pr.PrCurve`
+    for AUCPR, :func:`~.partial.roc_window_area` for A'); None when the
+    estimator has no partial area. The record of a partial area is built
+    from the base record and the typed window (:func:`records`), and
+    carries that ``window``.
 
 Adding an estimator is one pure function in a module of this package and one
 record below (see ``docs/architecture.md``).
@@ -41,11 +56,15 @@ from typing import Callable, Iterable, Sequence
 import attrs
 import numpy as np
 
+from ..exceptions import InputError
 from ..ties import TieTable
+from . import partial_pr
 from .average_precision import average_precision, average_precision_contributions, average_precision_replicates
 from .binormal import binormal
 from .convex import interpolated_convex
 from .interpolated import interpolated_max, interpolated_mean, interpolated_median
+from .partial import PartialRange, roc_window_area
+from .prevalence import prevalence_records
 from .roc import a_prime
 from .threshold_trapezoid import threshold_trapezoid, threshold_trapezoid_contributions
 from .tie_blocks import DEFAULT_TIES, TIES, expected_average_precision
@@ -95,6 +114,17 @@ class Estimator:
         of Boyd et al. 2013 and scikit-learn for tie blocks holding both
         classes), when it differs from this record's ``"interpolate"``
         handling (:mod:`.tie_blocks`).
+    ties : {"interpolate", "published"}
+        The convention this record's callables follow for tie blocks holding
+        both classes (``"published"`` on a published twin).
+    summable : bool
+        Whether an engine computes it from partial sums over the tie rows.
+    partial : callable, optional
+        ``partial(ties, window, tie_blocks) -> ndarray[n_segments]``: the
+        partial area over a :class:`~.partial.PartialRange`; None when the
+        estimator has none.
+    window : PartialRange, optional
+        Set on the record of a partial area (its name is ``window.label(base)``).
     """
 
     name: str
@@ -104,12 +134,29 @@ class Estimator:
     contributions: Callable[[TieTable], np.ndarray] | None = None
     replicate_kernel: Callable[[TieTable], np.ndarray] | None = None
     published: "Estimator | None" = None
+    ties: str = attrs.field(default=DEFAULT_TIES, validator=attrs.validators.in_(TIES))
+    summable: bool = False
+    partial: Callable[..., np.ndarray] | None = None
+    window: PartialRange | None = None
 
     def under(self, ties: str) -> "Estimator":
         """The record to use under ``ties=`` (``"interpolate"`` or ``"published"``)."""
         if ties == "published" and self.published is not None:
             return self.published
         return self
+
+    def over(self, window: PartialRange) -> "Estimator":
+        """The record of this estimator's partial area over ``window`` (a checked :class:`~.partial.PartialRange`).
+
+        Its function is the record's ``partial`` form on the window, under
+        the record's ``ties``; it reads what the estimator reads, has no
+        per-positive contributions and is never a sum an engine can add up.
+        """
+        if self.partial is None:
+            raise InputError(f"estimator {self.name!r} has no partial area")
+        return Estimator(window.label(self.name), self.metric,
+                         functools.partial(self.partial, window=window, tie_blocks=self.ties),
+                         reads=self.reads, ties=self.ties, window=window)
 
     def __call__(self, ties: TieTable) -> np.ndarray:
         return self.function(ties)
@@ -137,30 +184,32 @@ def _published(function: Callable) -> Callable:
     return functools.update_wrapper(functools.partial(function, tie_blocks="published"), function)
 
 
-def _tie_aware(name: str, function: Callable, reads: str, **kwargs) -> Estimator:
-    """A record under ``ties="interpolate"`` with its ``"published"`` twin (every callable switched)."""
-    published_kwargs = {key: _published(value) for key, value in kwargs.items()}
-    return Estimator(name, "aucpr", function, reads=reads, **kwargs,
-                     published=Estimator(name, "aucpr", _published(function), reads=reads, **published_kwargs))
+def _tie_aware(name: str, function: Callable, reads: str, *, contributions: Callable | None = None,
+               replicate_kernel: Callable | None = None, published_reads: str | None = None,
+               **facts) -> Estimator:
+    """A record under ``ties="interpolate"`` with its ``"published"`` twin (every kernel switched, the facts kept)."""
+    twin = Estimator(name, "aucpr", _published(function), reads=published_reads or reads,
+                     contributions=contributions and _published(contributions),
+                     replicate_kernel=replicate_kernel and _published(replicate_kernel), ties="published", **facts)
+    return Estimator(name, "aucpr", function, reads=reads, contributions=contributions,
+                     replicate_kernel=replicate_kernel, published=twin, **facts)
 
 
 #: AUCPR estimators by public name, in display order (Boyd, Eng & Page 2013, section 3.1; the addendum;
 #: McSherry & Najork 2008). Each record handles tie blocks holding both classes as ``ties="interpolate"``;
 #: ``record.under("published")`` gives the literal published convention.
 PR_ESTIMATORS: dict[str, Estimator] = _registry(
-    _tie_aware("lower_trapezoid", lower_trapezoid, "negative_runs"),
-    _tie_aware("upper_trapezoid", upper_trapezoid, "negative_runs"),
+    _tie_aware("lower_trapezoid", lower_trapezoid, "negative_runs", summable=True,
+               partial=partial_pr.LOWER_TRAPEZOID),
+    _tie_aware("upper_trapezoid", upper_trapezoid, "negative_runs", partial=partial_pr.UPPER_TRAPEZOID),
     # crossing a mixed block needs its own negatives: the merged table would mix in the negatives above
-    Estimator("average_precision", "aucpr", average_precision, reads="negative_runs",
-              contributions=average_precision_contributions, replicate_kernel=average_precision_replicates,
-              published=Estimator("average_precision", "aucpr", _published(average_precision),
-                                  reads="positive_rows",
-                                  contributions=_published(average_precision_contributions),
-                                  replicate_kernel=_published(average_precision_replicates))),
+    _tie_aware("average_precision", average_precision, "negative_runs", published_reads="positive_rows",
+               contributions=average_precision_contributions, replicate_kernel=average_precision_replicates,
+               summable=True, partial=partial_pr.AVERAGE_PRECISION_STEPS),
     Estimator("expected_average_precision", "aucpr", expected_average_precision, reads="negative_runs"),
-    _tie_aware("interpolated_max", interpolated_max, "negative_runs"),
-    _tie_aware("interpolated_mean", interpolated_mean, "every_row"),
-    _tie_aware("interpolated_median", interpolated_median, "every_row"),
+    _tie_aware("interpolated_max", interpolated_max, "negative_runs", partial=partial_pr.INTERPOLATED_MAX),
+    _tie_aware("interpolated_mean", interpolated_mean, "every_row", partial=partial_pr.INTERPOLATED_MEAN),
+    _tie_aware("interpolated_median", interpolated_median, "every_row", partial=partial_pr.INTERPOLATED_MEDIAN),
     Estimator("interpolated_convex", "aucpr", interpolated_convex, reads="negative_runs"),
     Estimator("binormal", "aucpr", binormal),
     _tie_aware("threshold_trapezoid", threshold_trapezoid, "negative_runs",
@@ -169,7 +218,7 @@ PR_ESTIMATORS: dict[str, Estimator] = _registry(
 
 #: ROC AUC estimators by public name (Radcliffe 2013).
 ROC_ESTIMATORS: dict[str, Estimator] = _registry(
-    Estimator("a_prime", "auroc", a_prime, reads="negative_runs"),
+    Estimator("a_prime", "auroc", a_prime, reads="negative_runs", summable=True, partial=roc_window_area),
 )
 
 #: Every registry by metric.
@@ -183,28 +232,31 @@ DEFAULT_PR_ESTIMATOR = DEFAULT_ESTIMATOR["aucpr"]
 DEFAULT_ROC_ESTIMATOR = DEFAULT_ESTIMATOR["auroc"]
 
 
-def records(metric: str, names: Sequence[str], ties: str = DEFAULT_TIES, prevalence: float | None = None
-            ) -> list[Estimator]:
-    """The registry records of ``names`` under ``ties=`` (names already checked; partial-area labels too).
+def records(metric: str, names: Sequence[str], ties: str = DEFAULT_TIES, prevalence: float | None = None,
+            window: PartialRange | None = None) -> list[Estimator]:
+    """The registry records of ``names`` under ``ties=`` (names already checked).
 
-    With ``prevalence``, an AUCPR estimator is evaluated at that population
-    prevalence (:mod:`.prevalence`); AUROC does not depend on it.
+    With ``window`` (a :class:`~.partial.PartialRange` from
+    :func:`~.partial.partial_iv`), the records of the partial areas of
+    ``names`` over it (:meth:`Estimator.over`); an estimator without a partial
+    form is refused. With ``prevalence``, an AUCPR estimator is evaluated at
+    that population prevalence (:mod:`.prevalence`); AUROC does not depend on it.
     """
     registry = ESTIMATORS[metric]
-    chosen = [registry[name].under(ties) if name in registry else _partial_record(metric, name, ties)
-              for name in names]
+    chosen = [registry[name].under(ties) for name in names]
+    if window is not None:
+        refused = [record.name for record in chosen if record.partial is None]
+        if refused:
+            defined = [name for name, record in registry.items() if record.partial is not None]
+            why = (" (their curve has no reading at every recall: a convex hull, a fitted binormal curve, an "
+                   "expectation over tie orders or a threshold-averaged sum)") if metric == "aucpr" else ""
+            axis = "`recall=`" if metric == "aucpr" else "`specificity=` or `sensitivity=`"
+            raise InputError(f"a partial {metric.upper()} ({axis}) is defined for the estimators {defined}; got "
+                             f"{refused}{why}")
+        chosen = [record.over(window) for record in chosen]
     if prevalence is None or metric != "aucpr":
         return chosen
-    from .prevalence import prevalence_records
-
     return prevalence_records(chosen, prevalence)
-
-
-def _partial_record(metric: str, label: str, ties: str) -> Estimator:
-    """The record of a partial area, from its label (``"a_prime, specificity 0.8-1"``, see :mod:`.partial`)."""
-    from .partial import record_for_label
-
-    return record_for_label(metric, label, ties)
 
 
 def reduction_for(records: Iterable[Estimator]) -> Callable[[TieTable], TieTable]:

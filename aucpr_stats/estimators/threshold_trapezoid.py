@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..ties import TieTable
-from .tie_blocks import crossing_precision
+from .tie_blocks import DEFAULT_TIES, crossing_precision
 
 __all__ = ["threshold_trapezoid", "threshold_trapezoid_contributions"]
 
 
-def threshold_trapezoid_contributions(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def threshold_trapezoid_contributions(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     r"""Contribution ``f_j`` of a positive in each tie row (one value per row).
 
     The addendum on the standard deviation of AUC-PR writes the trapezoid area
@@ -74,7 +74,7 @@ def threshold_trapezoid_contributions(ties: TieTable, tie_blocks: str = "interpo
     return out
 
 
-def threshold_trapezoid(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def threshold_trapezoid(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     r"""AUCPR by the trapezoid rule over the PR points of all thresholds (the addendum).
 
     .. math:: \hat\theta_{TT} = \sum_{t=1}^{T} w_t\,recall_t

@@ -6,11 +6,12 @@ import numpy as np
 
 from ..ties import TieTable
 from .recall_runs import pairwise_area, recall_runs, run_crossings
+from .tie_blocks import DEFAULT_TIES
 
 __all__ = ["lower_trapezoid", "upper_trapezoid"]
 
 
-def lower_trapezoid(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def lower_trapezoid(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     r"""Lower trapezoid estimate of AUCPR for each segment of a tie table.
 
     .. math:: \hat\theta_{LT} = \sum_i \frac{p_i^{min} + p_{i+1}^{max}}{2}\,(r_{i+1} - r_i)
@@ -55,7 +56,7 @@ def lower_trapezoid(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarr
     return pairwise_area(runs.recall, runs.p_min, runs.p_max, runs.offsets, "trapezoid", crossings)
 
 
-def upper_trapezoid(ties: TieTable, tie_blocks: str = "interpolate") -> np.ndarray:
+def upper_trapezoid(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     r"""Upper trapezoid estimate of AUCPR for each segment of a tie table.
 
     .. math:: \hat\theta_{UT} = \sum_i \frac{p_i^{max} + p_{i+1}^{max}}{2}\,(r_{i+1} - r_i)

@@ -31,6 +31,12 @@ AUROC
 ``bootstrap``        as for AUCPR
 ==================== ==========================================================
 
+Each method's record in :data:`INTERVAL_METHODS` carries its options as a
+typed spec (:mod:`.options`: :class:`Bootstrap`, :class:`CrossValidation`;
+an instance is a method object, ``conf_int(method=Bootstrap(n_boot=200,
+rng=1))``), its minimum number of positives, whether it needs the tie
+table's rows, and which estimators and designs it serves.
+
 Every method's rows then go through :mod:`.edges` (one positive: NaN; an
 estimate of 0 or 1 or a zero SE: the score interval; bounds truncated to
 [0, 1]; small samples flagged, :mod:`.small_sample`). See
@@ -40,28 +46,31 @@ estimate of 0 or 1 or a zero SE: the score interval; bounds truncated to
 
 from __future__ import annotations
 
-from .bootstrap import percentile_interval, replicate_summary
+from .bootstrap import Bootstrap, percentile_interval, replicate_summary
 from .boundaries import newcombe_interval, truncate, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, normal_quantile, t_quantile, wald_interval
-from .cross_validation import cv_interval, folds_matrix
+from .cross_validation import CrossValidation, cv_interval, folds_matrix
 from .delong import delong_se
-from .driver import OPTIONS, conf_int_frame, fold_estimates
+from .driver import conf_int_frame, fold_estimates
 from .hanley_mcneil import hanley_mcneil_se
 from .linearisation import (Gradient, InfluenceVariance, a_prime_gradient, average_precision_gradient,
                             influence_variance, weighted_delong_se)
 from .obuchowski import ObuchowskiComponents, obuchowski_components, obuchowski_covariance
+from .options import MethodOptions
 from .per_positive import per_positive_interval, per_positive_se
 from .registry import DEFAULT_METHOD, INTERVAL_METHODS, PR_METHODS, ROC_METHODS, IntervalMethod
 
 __all__ = [
     "conf_int_frame",
     "fold_estimates",
-    "OPTIONS",
     "INTERVAL_METHODS",
     "DEFAULT_METHOD",
     "PR_METHODS",
     "ROC_METHODS",
     "IntervalMethod",
+    "MethodOptions",
+    "Bootstrap",
+    "CrossValidation",
     "normal_quantile",
     "t_quantile",
     "wald_interval",

@@ -16,15 +16,57 @@ weights (the weighted stratified bootstrap); see
 from __future__ import annotations
 
 import warnings
+from typing import Any, ClassVar
 
+import attrs
 import numpy as np
 
+from .._validate import integer_iv, n_boot_iv
 from ..estimators import reduction_for
 from ..progress import progress_bar, progress_enabled
-from ..resample import bootstrap_estimates, group_batches
+from ..resample import DEFAULT_N_BOOT, bootstrap_estimates, group_batches
 from ..resample.designs import ClusterUnits, WeightedRows, design_bootstrap_estimates
+from .options import MethodOptions, rng_option
 
-__all__ = ["percentile_interval", "replicate_summary", "bootstrap_method", "bootstrap_note"]
+__all__ = ["Bootstrap", "percentile_interval", "replicate_summary", "bootstrap_method", "bootstrap_note"]
+
+
+def _chunk_size(value: Any) -> int | None:
+    return None if value is None else integer_iv(value, "chunk_size", 1)
+
+
+@attrs.frozen(kw_only=True)
+class Bootstrap(MethodOptions):
+    """The stratified bootstrap percentile interval and its options: ``conf_int(method=Bootstrap(...))``.
+
+    The same as ``conf_int(method="bootstrap", n_boot=..., rng=...)``.
+
+    Attributes
+    ----------
+    n_boot : int
+        Replicates, from 2 to 1,000,000 (default 1000).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        The randomness (SPEC 7; ``seed=`` is its alias in the keyword form):
+        each group draws from its own stream, derived from it and the
+        group's key (:mod:`aucpr_stats.resample.streams`). None: fresh
+        entropy, so every call differs.
+    chunk_size : int or None
+        Replicates drawn at once per group (a bound on memory); the numbers
+        do not depend on it.
+
+    Examples
+    --------
+    >>> from aucpr_stats.intervals import Bootstrap
+    >>> Bootstrap(n_boot=200, rng=1)
+    Bootstrap(n_boot=200, rng=1, chunk_size=None)
+    """
+
+    method: ClassVar[str] = "bootstrap"
+    aliases: ClassVar[dict[str, str]] = {"seed": "rng"}
+
+    n_boot: int = attrs.field(default=DEFAULT_N_BOOT, converter=n_boot_iv)
+    rng: Any = attrs.field(default=None, converter=rng_option)
+    chunk_size: int | None = attrs.field(default=None, converter=_chunk_size)
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -67,7 +109,7 @@ def bootstrap_method(request) -> dict:
     if request.usable.size == 0:
         return out
     options = request.options
-    n_boot = options["n_boot"]
+    n_boot = options.n_boot
     design = resampling_design(request)
     # exact: same estimates, same bootstrap law (a design resamples its own units: the full table)
     table = reduction_for(request.estimators)(request.ties) if design is None else request.ties
@@ -75,7 +117,7 @@ def bootstrap_method(request) -> dict:
     # batches of groups: at most REPLICATE_BUDGET replicate values held at once, whatever groups x n_boot;
     # a group's replicates come from its own stream and rows, so the batching changes no number
     batches = group_batches(table.n_segments, len(request.estimators) * n_boot)
-    progress = options.get("progress")
+    progress = request.progress
     if progress_enabled(progress):  # about 20 batches for a bar that moves; the same numbers (see above)
         per = -(-20 // len(batches))
         batches = [piece for batch in batches for piece in np.array_split(batch, min(batch.size, per))]
@@ -84,11 +126,11 @@ def bootstrap_method(request) -> dict:
             if design is None:
                 part = table if len(batches) == 1 else table.take(batch)
                 replicates = bootstrap_estimates(part, request.estimators, n_boot, streams=streams.take(batch),
-                                                 chunk_size=options["chunk_size"])
+                                                 chunk_size=options.chunk_size)
             else:
                 part = design if len(batches) == 1 else design.take(batch)
                 replicates = design_bootstrap_estimates(part, request.estimators, n_boot, streams.take(batch),
-                                                        chunk_size=options["chunk_size"])
+                                                        chunk_size=options.chunk_size)
             bar.update(batch.size * n_boot)
             _store(out, request, batch, replicates)
     return out
@@ -120,7 +162,7 @@ def _store(out: dict, request, batch: np.ndarray, replicates: np.ndarray) -> Non
 
 def bootstrap_note(request, out) -> np.ndarray:
     notes = np.full(out["lower"].shape, None, dtype=object)
-    requested = request.options["n_boot"]
+    requested = request.options.n_boot
     short = (out["n_boot"] < requested) & request.usable_mask[:, None]
     for i, j in zip(*np.nonzero(short)):  # only the groups with failed replicates
         notes[i, j] = f"{requested - int(out['n_boot'][i, j])} replicates gave no estimate and were left out"

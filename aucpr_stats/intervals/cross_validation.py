@@ -23,15 +23,81 @@ cross-validated model.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
+import attrs
 import numpy as np
 import polars as pl
 
+from .._validate import choice_iv, flag_iv, integer_iv
 from ..estimators.engine import evaluate
+from ..exceptions import InputError
 from ..resample import stratified_folds
 from .closed_form import normal_quantile, t_quantile
+from .options import MethodOptions, rng_option
 
-__all__ = ["cv_interval", "folds_matrix", "fold_values", "folds_frame", "cross_validation_method",
-           "cross_validation_note"]
+__all__ = ["CrossValidation", "cv_interval", "folds_matrix", "fold_values", "folds_frame",
+           "cross_validation_method", "cross_validation_note"]
+
+#: The folds of a random split when neither ``folds=`` nor a fold column is given.
+DEFAULT_FOLDS = 10
+
+
+def _folds(value: Any) -> int | str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value != "column":
+            raise InputError(f"`folds` must be an integer >= 2 or 'column'; got {value!r}")
+        return value
+    return integer_iv(value, "folds", 2)
+
+
+@attrs.frozen(kw_only=True)
+class CrossValidation(MethodOptions):
+    """The cross-validation interval and its options: ``conf_int(method=CrossValidation(...))``.
+
+    Attributes
+    ----------
+    folds : int, "column" or None
+        ``k`` stratified random folds (an integer >= 2), or ``"column"``
+        for the fold column given to ``aucpr(..., fold=)``. None (default):
+        the fold column when one was given, else 10 random folds.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        The randomness of the random folds (SPEC 7; ``seed=`` is its alias),
+        each group from its own stream.
+    quantile : {"t", "normal"}
+        Student t with ``k - 1`` degrees of freedom (default), or the normal
+        quantile of Boyd et al. (2013).
+    return_folds : bool
+        Also return the per-fold estimates (``conf_int`` then returns two frames).
+
+    Examples
+    --------
+    >>> from aucpr_stats.intervals import CrossValidation
+    >>> CrossValidation(folds=5, quantile="normal")
+    CrossValidation(folds=5, rng=None, quantile='normal', return_folds=False)
+    """
+
+    method: ClassVar[str] = "cross_validation"
+    aliases: ClassVar[dict[str, str]] = {"seed": "rng"}
+
+    folds: int | str | None = attrs.field(default=None, converter=_folds)
+    rng: Any = attrs.field(default=None, converter=rng_option)
+    quantile: str = attrs.field(default="t", converter=lambda value: choice_iv(value, "quantile", ("t", "normal")))
+    return_folds: bool = attrs.field(default=False, converter=lambda value: flag_iv(value, "return_folds"))
+
+    def resolved(self, result: Any) -> "CrossValidation":
+        """``folds`` for ``result``: its fold column when it has one and none was asked for, else 10."""
+        has_column = getattr(result, "folds", None) is not None
+        if self.folds is None:
+            return attrs.evolve(self, folds="column" if has_column else DEFAULT_FOLDS)
+        if self.folds == "column" and not has_column:
+            raise InputError(
+                "`folds='column'` uses the caller's fold column, which must be given when estimating: "
+                "aucpr(data, outcome, score, fold='your_fold_column')"
+            )
+        return self
 
 
 def folds_matrix(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -96,7 +162,7 @@ def fold_values(request) -> tuple[np.ndarray, object, np.ndarray, pl.Series]:
     """
     result, estimators = request.result, request.estimators
     n_groups, n_est = result.n_groups, len(estimators)
-    k = request.options["folds"]
+    k = request.options.folds
     if k == "column":
         folds = result.folds
         values = evaluate(folds.ties, estimators)  # (fold segments, estimators)
@@ -113,11 +179,11 @@ def fold_values(request) -> tuple[np.ndarray, object, np.ndarray, pl.Series]:
 def cross_validation_method(request) -> dict:
     """The ``cross_validation`` method of ``conf_int``; keeps the per-fold frame when ``return_folds``."""
     values, fold_ties, fold_group, labels = fold_values(request)
-    out = cv_interval(values, request.level, request.options["quantile"])
-    if request.options["return_folds"]:
+    out = cv_interval(values, request.level, request.options.quantile)
+    if request.options.return_folds:
         request.extras["folds"] = folds_frame(request.result, values, fold_ties, fold_group, labels)
     n_groups = request.result.n_groups
-    k = request.options["folds"]
+    k = request.options.folds
     total = np.bincount(fold_group, minlength=n_groups) if k == "column" else np.full(n_groups, k)
     # a fold without both classes has no estimate: the k-fold design cannot be formed (issue 14, item 5),
     # and the few folds left would give a t interval on 1 or 2 degrees of freedom ([-4.5, 5.7] at 2 positives)

@@ -1,67 +1,43 @@
 """``result.conf_int(method=...)``: one driver for every metric.
 
-The driver checks the arguments once (:data:`OPTIONS` holds every option of
-every method with its check and default), asks each requested method of the
+The driver checks the arguments once, asks each requested method of the
 result's metric (:mod:`.registry`) for its (groups, estimators) arrays, and
 assembles one frame: rows group-major, then estimator, then method; columns
 the group keys, ``estimator``, ``estimate``, ``method``, ``level``,
 ``lower``, ``upper``, ``se``, the methods' extra columns, ``n_pos``,
 ``n_neg``, ``note``.
+
+What a method accepts is its record's options spec (:mod:`.options`): a
+method named by a string takes its options from ``conf_int``'s keywords
+(each keyword goes to the requested methods that accept it; one that none
+accepts is an error), a method object (``Bootstrap(n_boot=200, rng=1)``)
+carries its own. Whether a method can serve a result of an engine's partial
+sums (``result.ties.stored_sums``) is its record's ``needs_rows``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
 
 from .. import _frames
-from .._validate import choice_iv, flag_iv, integer_iv, level_iv, n_boot_iv, names_or_all_iv, seed_iv
+from .._validate import level_iv, names_or_all_iv, shown
 from ..estimators import ESTIMATORS
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError, InputTypeError, TieTableTooLarge
 from ..progress import progress_iv
-from ..resample import DEFAULT_N_BOOT
-from ..exceptions import TieTableTooLarge
 from .boundaries import join_notes
 from .edges import at_the_edges
+from .options import MethodOptions
 from .small_sample import warn_small_sample
 from .registry import INTERVAL_METHODS, IntervalMethod, default_method, design_of
 from .request import IntervalRequest
 
-__all__ = ["OPTIONS", "conf_int_frame", "fold_estimates", "accepted_options"]
-
-#: The methods a result of an engine's partial sums serves (they need no tie rows).
-_SUMMED_METHODS = {"aucpr": ("logit", "binomial", "wilson"), "auroc": ("delong", "logit", "hanley_mcneil", "newcombe")}
+__all__ = ["conf_int_frame", "fold_estimates", "accepted_options"]
 
 #: Extra columns that hold counts (integers; the others are floats).
 _INTEGER_COLUMNS = ("n_boot", "folds")
-
-
-def _folds_iv(value: Any, result: Any) -> Any:
-    if value is None:
-        return "column" if getattr(result, "folds", None) is not None else 10
-    if isinstance(value, str):
-        if value != "column":
-            raise InputError(f"`folds` must be an integer >= 2 or 'column'; got {value!r}")
-        if getattr(result, "folds", None) is None:
-            raise InputError(
-                "`folds='column'` uses the caller's fold column, which must be given when estimating: "
-                "aucpr(data, outcome, score, fold='your_fold_column')"
-            )
-        return value
-    return integer_iv(value, "folds", 2)
-
-
-#: Every option of ``conf_int``: its default and its check ``(value, result) -> clean value``.
-OPTIONS: dict[str, tuple[Any, Callable[[Any, Any], Any]]] = {
-    "n_boot": (DEFAULT_N_BOOT, lambda value, result: n_boot_iv(value)),
-    "seed": (None, lambda value, result: seed_iv(value)),
-    "chunk_size": (None, lambda value, result: None if value is None else integer_iv(value, "chunk_size", 1)),
-    "folds": (None, _folds_iv),
-    "quantile": ("t", lambda value, result: choice_iv(value, "quantile", ("t", "normal"))),
-    "return_folds": (False, lambda value, result: flag_iv(value, "return_folds")),
-}
 
 
 #: Why a method is refused for a design (it is not valid there), by design.
@@ -86,14 +62,41 @@ def accepted_options(result: Any, method: Any, options: dict) -> dict:
     names = [default_method(result)] if method in (None, "default") else (
         [method] if isinstance(method, str) else list(method))
     registry = INTERVAL_METHODS[result.metric]
-    accepted = {option for name in names if name in registry for option in registry[name].options}
+    accepted = {option for name in names if name in registry for option in registry[name].options.names()}
     accepted.add("progress")
+    known = {option for m in registry.values() for option in m.options.names()}
     # an option no method knows stays, so that conf_int names it in its error
-    return {key: value for key, value in options.items() if key in accepted or key not in OPTIONS}
+    return {key: value for key, value in options.items() if key in accepted or key not in known}
 
 
-def _methods_iv(method: Any, result: Any) -> tuple[IntervalMethod, ...]:
-    """The requested methods of the result's metric; ``"all"`` is every method that serves its estimators."""
+def _requested(method: Any, registry: dict) -> list[IntervalMethod | MethodOptions]:
+    """The names (checked) and method objects of ``method``, in the order given, each once."""
+    if isinstance(method, MethodOptions):
+        method = [method]
+    if not isinstance(method, (list, tuple)) or not any(isinstance(m, MethodOptions) for m in method):
+        return list(names_or_all_iv(method, "method", list(registry)))
+    out: list = []
+    for m in method:
+        if isinstance(m, MethodOptions):
+            if m.method not in registry:
+                raise InputError(f"`method` must be one of {list(registry)} or a method object of one of them; got "
+                                 f"{shown(m)}")
+            out.append(m)
+        else:
+            out.extend(names_or_all_iv([m], "method", list(registry)))
+    names = [m if isinstance(m, str) else m.method for m in out]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise InputError(f"`method` must name each method once; got {repeated} more than once")
+    return out
+
+
+def _methods_iv(method: Any, result: Any) -> list[tuple[IntervalMethod, MethodOptions | None]]:
+    """The requested methods of the result's metric, each with its method object (None: named by a string).
+
+    ``"all"`` is every method that serves the result's estimators and design
+    (and, for a result of engine sums, needs no rows).
+    """
     registry = INTERVAL_METHODS[result.metric]
     records = result.estimator_records()
 
@@ -102,42 +105,61 @@ def _methods_iv(method: Any, result: Any) -> tuple[IntervalMethod, ...]:
 
     design = design_of(result)
     # a result of an engine's partial sums holds no tie rows (ingest/engine_sums.py): only some methods serve
-    summed = _SUMMED_METHODS[result.metric] if result.ties.stored_sums else tuple(registry)
+    summed = result.ties.stored_sums
+    served = [name for name, m in registry.items() if not (summed and m.needs_rows)]
     if isinstance(method, str) and method == "all":
-        return tuple(m for m in registry.values() if serves_all(m) and design in m.designs and m.name in summed)
-    methods = tuple(registry[name] for name in names_or_all_iv(method, "method", list(registry)))
-    for m in methods:
-        if m.name not in summed:
+        return [(m, None) for m in registry.values() if serves_all(m) and design in m.designs and m.name in served]
+    chosen = [(registry[m], None) if isinstance(m, str) else (registry[m.method], m)
+              for m in _requested(method, registry)]
+    for m, given in chosen:
+        if given is not None and not isinstance(given, m.options):
+            raise InputTypeError(f"the options of method {m.name!r} must be a {m.options.__name__}; got "
+                                 f"{type(given).__name__}")
+        if m.name not in served:
             raise TieTableTooLarge(f"method {m.name!r} needs the rows of the tie table, and this result holds only "
                                    f"the engine's partial sums per group ({result.ties.source.reason}); use "
-                                   f"{list(summed)}, or raise the limit with "
+                                   f"{served}, or raise the limit with "
                                    "aucpr_stats.sql_input(data, max_tie_rows=...)")
         if design not in m.designs:
             valid = [name for name, other in registry.items() if design in other.designs]
             raise InputError(f"method {m.name!r} {_DESIGN_REFUSALS[design]}; use {valid}")
         if not serves_all(m):
-            served = [name for name, r in ESTIMATORS[result.metric].items() if m.serves(r)]
+            served_by = [name for name, r in ESTIMATORS[result.metric].items() if m.serves(r)]
             unsupported = [r.name for r in records if not m.serves(r)]
             raise InputError(
-                f"method {m.name!r} needs {m.needs}: {served}; got estimator"
+                f"method {m.name!r} needs {m.needs}: {served_by}; got estimator"
                 f"{'s' * (len(unsupported) > 1)} {unsupported}"
             )
-    return methods
+    return chosen
 
 
-def _options_iv(methods: Sequence[IntervalMethod], options: dict, result: Any) -> dict:
-    """Every option checked once; an option no requested method takes is a TypeError, as in Python."""
-    allowed = {name for m in methods for name in m.options}
+def _options_iv(chosen: Sequence[tuple[IntervalMethod, MethodOptions | None]], options: dict,
+                result: Any) -> list[MethodOptions]:
+    """Each method's options, checked once and resolved for the result.
+
+    A keyword goes to every method named by a string that accepts it; one
+    that none of them accepts is a TypeError, as in Python. A method object
+    carries its own options.
+    """
+    named = [m for m, given in chosen if given is None]
+    allowed = {name for m in named for name in m.options.names()}
     unknown = sorted(set(options) - allowed)
     if unknown:
-        by_method = "; ".join(f"{m.name}: {list(m.options)}" for m in INTERVAL_METHODS[result.metric].values()
-                              if m.options)
+        by_method = "; ".join(f"{m.name}: {list(m.options.names())}" for m in INTERVAL_METHODS[result.metric].values()
+                              if m.options.names())
+        carried = [m.name for m, given in chosen if given is not None]
+        tail = f" (method objects carry their own options: {carried})" if carried else ""
         raise InputTypeError(
-            f"unexpected option{'s' * (len(unknown) > 1)} {unknown} for method {[m.name for m in methods]}; "
-            f"options by method are {by_method}"
+            f"unexpected option{'s' * (len(unknown) > 1)} {unknown} for method {[m.name for m, _ in chosen]}; "
+            f"options by method are {by_method}{tail}"
         )
-    return {name: check(options.get(name, default), result) if name in options or name == "folds" else default
-            for name, (default, check) in OPTIONS.items()}
+    out = []
+    for m, given in chosen:
+        if given is None:
+            given = m.options.from_keywords({key: value for key, value in options.items()
+                                             if key in m.options.names()})
+        out.append(given.resolved(result))
+    return out
 
 
 def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **options: Any):
@@ -149,13 +171,16 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
     Parameters
     ----------
     result : AucprResult or AurocResult
-    method : str, list of str or "all", optional
+    method : str, method object, list of them, or "all", optional
         The result's default when omitted (``"logit"`` for AUCPR, ``"delong"``
         for AUROC). AUCPR: ``"logit"``, ``"binomial"``, ``"wilson"``,
-        ``"bootstrap"``, ``"cross_validation"``, ``"per_positive"``. AUROC:
-        ``"delong"``, ``"logit"``, ``"hanley_mcneil"``, ``"newcombe"``,
-        ``"bootstrap"``. ``"all"`` is every method that serves the result's
-        estimators. See ``docs/intervals.md``. At the edges (``.edges``):
+        ``"bootstrap"``, ``"influence"``, ``"cross_validation"``,
+        ``"per_positive"``. AUROC: ``"delong"``, ``"logit"``,
+        ``"hanley_mcneil"``, ``"newcombe"``, ``"bootstrap"``,
+        ``"obuchowski"``. ``"all"`` is every method that serves the result's
+        estimators. A method object carries its options:
+        ``Bootstrap(n_boot=200, rng=1)``, ``CrossValidation(folds=5)``
+        (:mod:`.options`). See ``docs/intervals.md``. At the edges (``.edges``):
         one positive gives NaN; an estimate of 0 or 1, a standard error of 0
         or a zero-width interval gets the score interval (Wilson for AUCPR,
         Newcombe for AUROC); a bound outside [0, 1] is truncated; each says
@@ -163,17 +188,20 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
     level : float
         Confidence level, strictly between 0 and 1.
     **options
-        ``bootstrap``: ``n_boot`` (1000), ``seed`` (None, an integer >= 0, a
-        numpy Generator or SeedSequence; each group draws from its own stream,
-        derived from the seed and its key), ``chunk_size`` (replicates per
-        draw; memory bound). ``cross_validation``: ``folds`` (10 random
-        stratified folds, or ``"column"`` for the fold column given to
-        ``aucpr(..., fold=)``; the default when it was given), ``seed``,
-        ``quantile`` (``"t"`` with ``k - 1`` degrees of freedom, or
-        ``"normal"``), ``return_folds`` (also return the per-fold estimates).
-        Any method: ``progress`` (None: a progress bar on a terminal once the
-        work has run 2 seconds; True: always; False: never; see
-        :mod:`aucpr_stats.progress`).
+        The options of the methods named by a string, each checked by the
+        method's options spec (its record's ``options``):
+        ``bootstrap`` (:class:`~.bootstrap.Bootstrap`): ``n_boot`` (1000),
+        ``rng`` (None, an integer >= 0, a numpy Generator or SeedSequence;
+        ``seed`` is its alias; each group draws from its own stream, derived
+        from it and its key), ``chunk_size`` (replicates per draw; memory
+        bound). ``cross_validation`` (:class:`~.cross_validation.CrossValidation`):
+        ``folds`` (10 random stratified folds, or ``"column"`` for the fold
+        column given to ``aucpr(..., fold=)``; the default when it was
+        given), ``rng`` (or ``seed``), ``quantile`` (``"t"`` with ``k - 1``
+        degrees of freedom, or ``"normal"``), ``return_folds`` (also return
+        the per-fold estimates). Any method: ``progress`` (None: a progress
+        bar on a terminal once the work has run 2 seconds; True: always;
+        False: never; see :mod:`aucpr_stats.progress`).
 
     Returns
     -------
@@ -192,7 +220,7 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
     -----
     SmallSampleWarning
         A method used with fewer positives than it needs to keep its
-        coverage (:data:`.small_sample.MIN_POSITIVES`); the rows say so in ``note``.
+        coverage (its record's ``min_positives``); the rows say so in ``note``.
 
     Raises
     ------
@@ -200,45 +228,53 @@ def conf_int_frame(result: Any, method: Any = None, level: float = 0.95, **optio
         Unknown method or option, bad level or option value, a method that
         does not serve an estimator (``per_positive`` needs a mean of
         per-positive contributions), ``folds="column"`` without a fold column.
+    TieTableTooLarge
+        A method that needs the rows, for a result of an engine's partial sums.
     """
 
     if method is None:  # by metric, estimators (a partial area has no closed form) and design
         method = default_method(result)
-    methods = _methods_iv(method, result)
+    chosen = _methods_iv(method, result)
     level = level_iv(level)
     progress = progress_iv(options.pop("progress", None))  # every method takes it; only the loops read it
-    request = IntervalRequest(result, level, _options_iv(methods, options, result) | {"progress": progress})
-    computed = [at_the_edges(request, m, m.compute(request)) for m in methods]
-    _warn_small(request, methods, computed)
-    frame = _assemble(request, methods, computed)
+    checked = _options_iv(chosen, options, result)
+    request = IntervalRequest(result, level, progress=progress)
+    methods = [m for m, _ in chosen]
+    views = [request.for_method(o) for o in checked]  # each method's options; one set of groups, extras, roots
+    computed = [at_the_edges(view, m, m.compute(view)) for m, view in zip(methods, views)]
+    _warn_small(methods, computed)
+    frame = _assemble(request, methods, views, computed)
     return frame, request.extras.get("folds")
 
 
-def fold_estimates(result: Any, folds: int | str | None = None, seed: Any = None):
+def fold_estimates(result: Any, folds: int | str | None = None, seed: Any = None, *, rng: Any = None):
     """Per-fold estimates of every group and estimator, as a frame in the caller's type.
 
     The same folds as ``result.conf_int(method="cross_validation", folds=...,
-    seed=...)``: one row per group, estimator and fold, with columns the group
-    keys, ``estimator``, ``fold``, ``estimate``, ``n_pos``, ``n_neg``.
+    rng=...)`` (``seed`` is the alias of ``rng``): one row per group,
+    estimator and fold, with columns the group keys, ``estimator``, ``fold``,
+    ``estimate``, ``n_pos``, ``n_neg``.
     """
-    options = {"seed": seed, "return_folds": True} | ({} if folds is None else {"folds": folds})
+    options = {"rng": rng, "seed": seed, "return_folds": True} | ({} if folds is None else {"folds": folds})
     _, frame = conf_int_frame(result, "cross_validation", 0.95, **options)
     return _frames.to_caller(frame, result.frame_kind)
 
 
-def _warn_small(request: IntervalRequest, methods: Sequence[IntervalMethod], computed: list) -> None:
+def _warn_small(methods: Sequence[IntervalMethod], computed: list) -> None:
     """One SmallSampleWarning per call, naming the methods used below their minimum number of positives."""
-    warn_small_sample({m.name: int(out["small_sample"].sum()) for m, out in zip(methods, computed)})
+    warn_small_sample({m.name: int(out["small_sample"].sum()) for m, out in zip(methods, computed)},
+                      clusters=any(out["few_clusters"].any() for out in computed))
 
 
 # ------------------------------------------------------------------ the frame
-def _notes(request: IntervalRequest, methods: Sequence[IntervalMethod], computed: list) -> np.ndarray:
+def _notes(request: IntervalRequest, methods: Sequence[IntervalMethod], views: Sequence[IntervalRequest],
+           computed: list) -> np.ndarray:
     """(groups, estimators, methods) notes: the group's own, else "no estimate", else the method's."""
     result = request.result
     shape = (*request.shape, len(methods))
     notes = np.full(shape, None, dtype=object)
-    for k, (m, out) in enumerate(zip(methods, computed)):
-        own = m.note(request, out) if m.note is not None else np.full(request.shape, None, dtype=object)
+    for k, (m, view, out) in enumerate(zip(methods, views, computed)):
+        own = m.note(view, out) if m.note is not None else np.full(request.shape, None, dtype=object)
         notes[:, :, k] = np.where(out["edge_only"], out["edge_note"], join_notes(own, out["edge_note"]))
     notes[np.isnan(result.estimates)] = "no estimate"
     group_notes = np.asarray(result.notes, dtype=object)
@@ -247,7 +283,8 @@ def _notes(request: IntervalRequest, methods: Sequence[IntervalMethod], computed
     return notes
 
 
-def _assemble(request: IntervalRequest, methods: Sequence[IntervalMethod], computed: list) -> pl.DataFrame:
+def _assemble(request: IntervalRequest, methods: Sequence[IntervalMethod], views: Sequence[IntervalRequest],
+              computed: list) -> pl.DataFrame:
     result = request.result
     n_groups, n_est = request.shape
     g, e, m = (a.ravel() for a in np.indices((n_groups, n_est, len(methods))))
@@ -279,5 +316,5 @@ def _assemble(request: IntervalRequest, methods: Sequence[IntervalMethod], compu
             body[key] = series.scatter(absent, None)
     body["n_pos"] = pl.Series(result.n_pos[g], dtype=pl.Int64)
     body["n_neg"] = pl.Series(result.n_neg[g], dtype=pl.Int64)
-    body["note"] = pl.Series(_notes(request, methods, computed)[g, e, m].tolist(), dtype=pl.String)
+    body["note"] = pl.Series(_notes(request, methods, views, computed)[g, e, m].tolist(), dtype=pl.String)
     return result.with_keys(pl.DataFrame(body), g)

@@ -14,19 +14,24 @@ For each requested method, after it computed its (groups, estimators) arrays,
    (:data:`BOUNDARY_METHOD`: Wilson's on the positives for AUCPR, Newcombe's
    Method 5 for AUROC), note :data:`.boundaries.BOUNDARY_NOTE`;
 3. **truncation** to [0, 1], note :data:`.boundaries.TRUNCATED_NOTE`;
-4. **small samples**: fewer positives than :data:`.small_sample.MIN_POSITIVES`
-   gives the method: a note; the driver raises one
-   :class:`~aucpr_stats.exceptions.SmallSampleWarning` per call.
+4. **small samples**: fewer positives than the method's record gives
+   (``min_positives``; a boundary row: the score interval's), or fewer
+   clusters (``min_clusters``, with ``cluster=``): a note; the driver
+   raises one :class:`~aucpr_stats.exceptions.SmallSampleWarning` per call.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..estimators.partial import is_partial
+from ..estimators.pr_points import remember_last
+from ..estimators.roc import a_prime
+from ..ties import TieTable
 from .boundaries import (BOUNDARY_NOTE, CANNOT_FORM_NOTE, TRUNCATED_NOTE, join_notes, newcombe_interval, truncate,
                          wilson_interval)
-from ..estimators.partial import is_partial
-from .small_sample import small_sample_mask, small_sample_note
+from .registry import INTERVAL_METHODS
+from .small_sample import cluster_mask, cluster_note, small_sample_mask, small_sample_note
 
 __all__ = ["BOUNDARY_METHOD", "boundary_interval", "at_the_edges"]
 
@@ -36,15 +41,19 @@ BOUNDARY_METHOD = {"aucpr": "wilson", "auroc": "newcombe"}
 
 def perfectly_separated(result) -> np.ndarray:
     """Per group: every positive scored above every negative (A' = 1), shape (groups, 1)."""
-    from ..estimators.roc import a_prime
+    return _separated(result.ties)[:, None]
 
-    out = np.zeros(result.n_groups, dtype=bool)
-    usable = np.flatnonzero(result.ties.has_both_classes())
+
+@remember_last  # several methods, and the arms of a coverage study, ask it of one table in turn
+def _separated(ties: TieTable) -> np.ndarray:
+    out = np.zeros(ties.n_segments, dtype=bool)
+    usable = np.flatnonzero(ties.has_both_classes())
     if usable.size:
-        table = result.ties.collapsed()  # A' reads the negatives by runs: a deferred table stays unmerged
-        table = table if usable.size == result.n_groups else table.take(usable)
+        table = ties.collapsed()  # A' reads the negatives by runs: a deferred table stays unmerged
+        table = table if usable.size == ties.n_segments else table.take(usable)
         out[usable] = a_prime(table) == 1.0
-    return out[:, None]
+    out.setflags(write=False)
+    return out
 
 
 def boundary_interval(request, estimate: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -72,7 +81,8 @@ def _boundary_reason(estimate: np.ndarray, se: np.ndarray, separated: np.ndarray
 
 
 def at_the_edges(request, method, out: dict) -> dict:
-    """``out`` with bounds formed, fallen back, truncated; adds ``edge_note``, ``edge_only`` and ``small_sample``.
+    """``out`` with bounds formed, fallen back, truncated; adds ``edge_note``, ``edge_only``, ``small_sample``
+    and ``few_clusters``.
 
     ``edge_note`` (object array, None = no note) is joined to the method's
     own note by the driver, or replaces it where ``edge_only`` (an interval
@@ -113,10 +123,17 @@ def at_the_edges(request, method, out: dict) -> dict:
     notes = join_notes(notes, np.where(truncated, TRUNCATED_NOTE.format(lo=0, hi=1), None))
 
     # a boundary row holds the score interval: its own minimum applies
-    fallback = BOUNDARY_METHOD[result.metric]
-    own = small_sample_mask(result.metric, method.name, n_pos) & ~edge
-    other = small_sample_mask(result.metric, fallback, n_pos) & edge
+    fallback = INTERVAL_METHODS[result.metric][BOUNDARY_METHOD[result.metric]]
+    own = small_sample_mask(method, n_pos) & ~edge
+    other = small_sample_mask(fallback, n_pos) & edge
     small = (own | other) & np.isfinite(estimate)
-    notes = join_notes(notes, np.where(own & small, small_sample_note(result.metric, method.name), None))
-    notes = join_notes(notes, np.where(other & small, small_sample_note(result.metric, fallback), None))
-    return {**out, "lower": lower, "upper": upper, "edge_note": notes, "edge_only": single, "small_sample": small}
+    notes = join_notes(notes, np.where(own & small, small_sample_note(method), None))
+    notes = join_notes(notes, np.where(other & small, small_sample_note(fallback), None))
+    few = np.zeros(shape, dtype=bool)
+    clusters = getattr(result, "clusters", None)
+    if clusters is not None and method.min_clusters is not None:
+        n_clusters = np.bincount(clusters.group, minlength=result.n_groups)
+        few = cluster_mask(method, n_clusters)[:, None] & np.isfinite(estimate) & ~single
+        notes = join_notes(notes, np.where(few, cluster_note(method), None))
+    return {**out, "lower": lower, "upper": upper, "edge_note": notes, "edge_only": single,
+            "small_sample": small | few, "few_clusters": few}

@@ -102,7 +102,7 @@ import numpy as np
 
 from ..estimators.prevalence import at_prevalence, negative_weight
 from ..estimators.roc import a_prime, placement_values
-from ..estimators.tie_blocks import crossing_precision
+from ..estimators.tie_blocks import DEFAULT_TIES, crossing_precision
 from ..resample.designs import target_rows
 from ..ties import TieTable
 from .closed_form import logit_interval
@@ -198,7 +198,7 @@ def _ap_gradient(ties: TieTable, tie_blocks: str) -> Gradient:
     return Gradient(estimate, g_pos, g_neg)
 
 
-def average_precision_gradient(ties: TieTable, tie_blocks: str = "interpolate",
+def average_precision_gradient(ties: TieTable, tie_blocks: str = DEFAULT_TIES,
                                prevalence: float | None = None) -> Gradient:
     r"""Average precision (Eq. 9) of each segment and its gradient in the counts of every row.
 
@@ -377,11 +377,16 @@ def design_variance(result, gradient: Gradient) -> InfluenceVariance:
 
 
 def _ap_design_variance(request) -> InfluenceVariance:
-    """Average precision's linearisation variance for the request's result, computed once per request."""
+    """Average precision's linearisation variance for the request's result, computed once per request.
+
+    The tie convention is that of the result's average precision record (the
+    method serves only it).
+    """
     if "influence" not in request.extras:
         result = request.result
         prevalence = result.options.get("prevalence")
-        gradient = average_precision_gradient(result.ties, result.options.get("ties", "interpolate"),
+        tie_blocks = request.estimators[0].ties  # served: average precision only, one record
+        gradient = average_precision_gradient(result.ties, tie_blocks,
                                               None if prevalence is None else float(prevalence))
         request.extras["influence"] = design_variance(result, gradient)
     return request.extras["influence"]

@@ -1,14 +1,19 @@
-"""The interval registry: per metric, one record per interval method.
+"""The interval registry: per metric, one record per interval method, and nothing else records what a method can do.
 
 ``result.conf_int(method=...)`` dispatches through these records
 (:mod:`.driver`). A record names the method's function (one per method
-family, in the modules of this package), the options it accepts, the extra
-columns it adds to the frame, its notes, and which estimators it serves.
-Adding a method is one function and one record (``docs/architecture.md``).
+family, in the modules of this package), its options (a typed spec the
+method carries, :mod:`.options`), the extra columns it adds to the frame, its
+notes, which estimators and designs it serves, whether it needs the tie
+table's rows, its small-sample minimums, and what its interval is centred on.
+The coverage engine (:mod:`aucpr_stats.simulate`) and the validation report
+(``benchmarks/validation.py``) read the same records. Adding a method is one
+function and one record (``docs/architecture.md``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import attrs
@@ -16,14 +21,15 @@ import numpy as np
 
 from ..estimators.partial import is_partial
 from ..estimators.partial_variance import partial_auroc_se
-from .bootstrap import bootstrap_method, bootstrap_note
+from .bootstrap import Bootstrap, bootstrap_method, bootstrap_note
 from .boundaries import newcombe_interval, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, wald_interval
-from .cross_validation import cross_validation_method, cross_validation_note
+from .cross_validation import CrossValidation, cross_validation_method, cross_validation_note
 from .delong import delong_se
 from .hanley_mcneil import hanley_mcneil_se
 from .linearisation import influence_method, influence_note, weighted_delong_se
 from .obuchowski import ObuchowskiComponents, obuchowski_components
+from .options import MethodOptions
 from .per_positive import per_positive_method, per_positive_note
 
 __all__ = ["IntervalMethod", "INTERVAL_METHODS", "DEFAULT_METHOD", "PR_METHODS", "ROC_METHODS", "DESIGNS",
@@ -44,9 +50,19 @@ class IntervalMethod:
     compute : callable
         ``compute(request) -> dict`` of (groups, estimators) arrays:
         ``lower``, ``upper``, ``se`` and the extra ``columns``
-        (:class:`~aucpr_stats.intervals.request.IntervalRequest`).
-    options : tuple of str
-        The options of ``conf_int`` it accepts (see :data:`.driver.OPTIONS`).
+        (:class:`~aucpr_stats.intervals.request.IntervalRequest`;
+        ``request.options`` is an instance of ``options``).
+    min_positives : float
+        The smallest number of positives at which its coverage holds in the
+        validation report (``docs/validation.md``); below it the rows get a
+        note and the call one ``SmallSampleWarning``. 0: never flagged;
+        ``math.inf``: under-covers at every size validated.
+    options : type
+        Its options: a :class:`~.options.MethodOptions` subclass whose fields
+        are the options of ``conf_int`` it accepts, with their defaults,
+        checks and documentation (:class:`~.bootstrap.Bootstrap`); an
+        instance is a method object, ``conf_int(method=Bootstrap(n_boot=200))``.
+        :class:`~.options.MethodOptions` itself: no options.
     columns : tuple of str
         Extra columns of the interval frame, null on other methods' rows.
     note : callable, optional
@@ -63,17 +79,37 @@ class IntervalMethod:
     designs : tuple of str
         The designs (:data:`DESIGNS`) the method is valid for: a method that
         treats rows as independent does not serve clustered rows.
+    needs_rows : bool
+        Whether it needs the tie table's rows. False for a method that reads
+        only the estimate, its standard error and the class counts: it
+        serves a result of an engine's partial sums (``result.ties.stored_sums``).
+    min_clusters : int, optional
+        With ``cluster=``, the smallest number of clusters per group at which
+        its coverage holds; None until a coverage study measures one.
+    location : str
+        The column its interval is centred on, for the coverage studies'
+        location ratio (Boyd et al. 2013, Fig. 8): ``"estimate"``, or an
+        extra column (``"boot_median"``, ``"fold_mean"``).
     """
 
     name: str
     compute: Callable
-    options: tuple[str, ...] = ()
+    min_positives: float = attrs.field(kw_only=True)
+    options: type[MethodOptions] = MethodOptions
     columns: tuple[str, ...] = ()
     note: Callable | None = None
     serves: Callable | None = None
     needs: str = ""
     fallback: bool = True
     designs: tuple[str, ...] = ("rows", "weights")
+    needs_rows: bool = True
+    min_clusters: int | None = None
+    location: str = "estimate"
+
+    @property
+    def random(self) -> bool:
+        """Whether it draws random numbers (its options take ``rng=``)."""
+        return "rng" in self.options.names()
 
 
 def _closed(kernel: Callable) -> Callable:
@@ -152,48 +188,61 @@ def _full_area(record) -> bool:
 _FULL = dict(serves=_full_area, needs="the full area (a partial AUROC has the 'delong' and 'bootstrap' intervals, "
                                       "a partial AUCPR 'bootstrap' and 'cross_validation')")
 
-_BOOTSTRAP = IntervalMethod("bootstrap", bootstrap_method, options=("n_boot", "seed", "chunk_size"),
-                            columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note, designs=DESIGNS)
+def _bootstrap(min_positives: float) -> IntervalMethod:
+    """The stratified (cluster, weighted) bootstrap of a metric: one method, a minimum per metric."""
+    return IntervalMethod("bootstrap", bootstrap_method, min_positives=min_positives, options=Bootstrap,
+                          columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note, designs=DESIGNS,
+                          location="boot_median")
 
-#: Interval methods per metric, in display order; the first is not necessarily the default.
+
+#: Interval methods per metric, in display order; the first is not necessarily the default. The minimum
+#: numbers of positives are those of the validation report (docs/validation.md, :mod:`.small_sample`).
 INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
     "aucpr": {
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _binomial_se(r), r.level)),
-                                **_FULL),
+                                min_positives=10, needs_rows=False, **_FULL),
         "binomial": IntervalMethod("binomial", _closed(lambda est, r: binomial_interval(est, r.result.effective_n_pos[:, None],
-                                                                                        r.level)), **_FULL),
+                                                                                        r.level)),
+                                   min_positives=3, needs_rows=False, **_FULL),
         "wilson": IntervalMethod("wilson", _closed(lambda est, r: wilson_interval(est, r.result.effective_n_pos[:, None],
-                                                                                  r.level)), fallback=False, **_FULL),
-        "bootstrap": _BOOTSTRAP,
-        # linearisation of average precision over rows, weighted rows or clusters (intervals/linearisation.py)
+                                                                                  r.level)),
+                                 min_positives=20, fallback=False, needs_rows=False, **_FULL),
+        "bootstrap": _bootstrap(100),
+        # linearisation of average precision over rows, weighted rows or clusters (intervals/linearisation.py);
+        # benchmarks/design_coverage.md: >= 93% from 50 positives with independent rows (prevalence 0.01: 91.6% at
+        # 20), 92.3% (MC se 1.1) at 58 weighted positives under informative weights, 94.2% at 291. At a stated
+        # prevalence with few controls per case it under-covers further (the estimator's bias, not its variance).
         "influence": IntervalMethod(
-            "influence", influence_method, note=influence_note,
+            "influence", influence_method, min_positives=60, note=influence_note,
             serves=lambda record: record.name == "average_precision",
             needs="average precision (the linearised estimator)", designs=DESIGNS),
         "cross_validation": IntervalMethod(
-            "cross_validation", cross_validation_method, options=("folds", "seed", "quantile", "return_folds"),
-            columns=("folds", "fold_mean"), note=cross_validation_note, designs=("rows",)),
+            "cross_validation", cross_validation_method, min_positives=math.inf, options=CrossValidation,
+            columns=("folds", "fold_mean"), note=cross_validation_note, designs=("rows",), location="fold_mean"),
         "per_positive": IntervalMethod(
-            "per_positive", per_positive_method, note=per_positive_note,
+            "per_positive", per_positive_method, min_positives=math.inf, note=per_positive_note,
             serves=lambda record: record.contributions is not None,
             needs="an estimator that is a mean of per-positive contributions", designs=("rows",)),
     },
     "auroc": {
         # a partial area too: DeLong-type placements clipped to its window (estimators/partial_variance.py)
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
-                                 note=_delong_note, designs=("rows", "weights")),
+                                 min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False),
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
-                                note=_delong_note, designs=("rows", "weights"), **_FULL),
+                                min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False,
+                                **_FULL),
         "hanley_mcneil": IntervalMethod(
             "hanley_mcneil", _closed(lambda est, r: wald_interval(
-                est, hanley_mcneil_se(est, r.result.effective_n_pos[:, None], r.result.effective_n_neg[:, None]), r.level)), **_FULL),
+                est, hanley_mcneil_se(est, r.result.effective_n_pos[:, None], r.result.effective_n_neg[:, None]), r.level)),
+            min_positives=5, needs_rows=False, **_FULL),
         "newcombe": IntervalMethod(
             "newcombe", _closed(lambda est, r: newcombe_interval(est, r.result.effective_n_pos[:, None],
-                                                                 r.result.effective_n_neg[:, None], r.level)), fallback=False,
-            **_FULL),
-        "bootstrap": _BOOTSTRAP,
+                                                                 r.result.effective_n_neg[:, None], r.level)),
+            min_positives=2, fallback=False, needs_rows=False, **_FULL),
+        "bootstrap": _bootstrap(50),
+        # DeLong's minimum; coverage shown at 150 clusters of 4 rows (benchmarks/cluster_coverage.md)
         "obuchowski": IntervalMethod("obuchowski", _closed(lambda est, r: wald_interval(est, _obuchowski_se(r), r.level)),
-                                     note=_obuchowski_note, designs=("cluster",), **_FULL),
+                                     min_positives=50, note=_obuchowski_note, designs=("cluster",), **_FULL),
     },
 }
 

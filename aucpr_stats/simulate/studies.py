@@ -8,8 +8,9 @@ Vectorised across simulations: the data sets of a block are drawn as one
 ``(n_sims, n)`` array, sorted row-wise by numpy, and run-length encoded into
 ONE :class:`~aucpr_stats.ties.TieTable` with one segment per data set, so
 each estimator is called once per block, exactly as it is called once for all
-groups of a user's frame. Binomial and logit intervals are closed forms on the
-resulting arrays; bootstrap and cross-validation are the arms of :mod:`.arms`, on the same table.
+groups of a user's frame. Every interval method of the registry is an arm of
+:mod:`.arms`, run by the coverage engine (:mod:`.coverage`) on the same table
+through ``conf_int``'s own driver.
 
 Definitions (Boyd et al. section 4):
 
@@ -33,13 +34,15 @@ import polars as pl
 
 from .._validate import integer_iv, level_iv, names_or_all_iv, probability_iv, seed_iv
 from ..estimators.registry import records
-from ..estimators.tie_blocks import ties_iv
+from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..estimators import PR_ESTIMATORS
 from ..estimators.engine import evaluate
 from ..exceptions import InputError, InputTypeError
+from ..intervals import INTERVAL_METHODS as REGISTRY
 from ..tables import tie_table_from_sorted
 from ..ties import TieTable
 from .arms import INTERVAL_METHODS
+from .coverage import check_method_options, covered
 from .scenarios import SCENARIOS, Scenario, class_counts, get_scenario
 
 __all__ = [
@@ -176,7 +179,7 @@ def bias_study(
     n_sims: int = 1000,
     seed: Any = None,
     block_size: int | None = None,
-    ties: str = "interpolate",
+    ties: str = DEFAULT_TIES,
 ) -> pl.DataFrame:
     """Bias ratio of AUCPR estimators on simulated data (Boyd et al. Figs. 4 and 5).
 
@@ -273,20 +276,22 @@ def coverage_study(
         Default: lower trapezoid, average precision and interpolated median,
         the three the paper keeps for its interval study.
     methods : str, list of str or "all"
-        Names in :data:`INTERVAL_METHODS`: ``binomial``, ``logit`` (closed
-        forms on the arrays), ``bootstrap``, ``cross_validation``.
+        Names in :data:`INTERVAL_METHODS`: every AUCPR interval method of the
+        registry valid for independent rows (``logit``, ``binomial``,
+        ``wilson``, ``bootstrap``, ``influence``, ``cross_validation``,
+        ``per_positive``, and any method registered there). A method that
+        does not serve an estimator (``per_positive`` needs a mean of
+        per-positive contributions, ``influence`` average precision) has no
+        row for it.
     level : float
         Nominal coverage, 0.95 in the paper.
     method_options : dict, optional
-        Extra keyword arguments per method: for ``bootstrap`` those of
-        :func:`aucpr_stats.resample.bootstrap_estimates`
-        (``n_boot``, default 1000 as in the paper; ``chunk_size``; and
-        ``reduce_table``, default True, see
-        :func:`aucpr_stats.estimators.reduction_for`), for
-        ``cross_validation`` those of
-        the cross-validation arm of :mod:`aucpr_stats.simulate.arms`
-        (``folds``, default 10; ``quantile``, "t" by default, "normal" for
-        the paper's normal approximation).
+        Keyword options per method, as ``result.conf_int`` takes them (the
+        method's options spec checks them): for ``bootstrap`` ``n_boot``
+        (default 1000 as in the paper) and ``chunk_size``; for
+        ``cross_validation`` ``folds`` (default 10) and ``quantile`` ("t" by
+        default, "normal" for the paper's normal approximation). Each arm's
+        randomness comes from ``seed``.
 
     Returns
     -------
@@ -316,6 +321,11 @@ def coverage_study(
     unknown = set(method_options or {}) - set(INTERVAL_METHODS)
     if unknown:
         raise InputError(f"`method_options` keys must be among {list(INTERVAL_METHODS)}; got {sorted(unknown)}")
+    for m in arms:
+        check_method_options("aucpr", m, options[m])
+    # the (estimator, method) pairs the registry serves
+    pairs = [(name, m) for name in names for m in arms
+             if REGISTRY["aucpr"][m].serves is None or REGISTRY["aucpr"][m].serves(PR_ESTIMATORS[name])]
     root = np.random.default_rng(seed_iv(seed))
     rows = []
     truth = _Truth()
@@ -323,13 +333,15 @@ def coverage_study(
     for (scenario, n, p), cell_rng in zip(cells, root.spawn(len(cells))):
         theta = truth(scenario, p)
         est_blocks = []
-        bounds: dict[tuple[str, str], list[tuple[np.ndarray, np.ndarray]]] = {(e, m): [] for e in names for m in arms}
+        bounds: dict[tuple[str, str], list[tuple[np.ndarray, np.ndarray]]] = {pair: [] for pair in pairs}
         for ties, method_rng in _simulate_cell(scenario, n, p, n_sims, cell_rng, block_size):
             estimates = evaluate(ties, [PR_ESTIMATORS[name] for name in names])
             est_blocks.append(estimates)
             arm_rngs = dict(zip(arms, method_rng.spawn(len(arms))))
             for j, name in enumerate(names):
                 for m in arms:
+                    if (name, m) not in bounds:
+                        continue
                     with np.errstate(all="ignore"):
                         lower, upper, location = INTERVAL_METHODS[m](ties, estimates[:, j], PR_ESTIMATORS[name],
                                                                      level, arm_rngs[m], options[m])
@@ -342,11 +354,12 @@ def coverage_study(
             tail = (1.0 - level) / 2.0
             ideal = float(np.quantile(finite, 1.0 - tail) - np.quantile(finite, tail)) if finite.size else np.nan
             for m in arms:
+                if (name, m) not in bounds:
+                    continue
                 lower = np.concatenate([b[0] for b in bounds[(name, m)]])
                 upper = np.concatenate([b[1] for b in bounds[(name, m)]])
-                ok = np.isfinite(lower) & np.isfinite(upper)
-                covered = ((lower <= theta) & (theta <= upper))[ok].astype(np.float64)
-                n_valid, coverage, _ = _mc_summary(covered)
+                ok, hit = covered(lower, upper, theta)
+                n_valid, coverage, _ = _mc_summary(hit[ok].astype(np.float64))
                 cov_se = float(np.sqrt(coverage * (1 - coverage) / n_valid)) if n_valid else np.nan
                 _, width, width_se = _mc_summary((upper - lower)[ok])
                 location = np.concatenate([b[2] for b in bounds[(name, m)]])

@@ -92,9 +92,10 @@ def sql_sums(data: Any, outcome: str, score: Any, by: Any = None, *, positive: A
                                   metric="aucpr", records=records, ties=ties, stacklevel=2)
     ties_table = ingested.ties
     areas = evaluate(ties_table, list(records))
+    a_prime = ESTIMATORS["auroc"]["a_prime"]
     roc = AurocResult(ties=ties_table, keys=ingested.keys, by=ingested.key_columns, estimators=("a_prime",),
-                      estimates=evaluate(ties_table, [ESTIMATORS["auroc"]["a_prime"]]), notes=ingested.notes,
-                      frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score)
+                      estimates=evaluate(ties_table, [a_prime]), notes=ingested.notes, frame_kind=ingested.kind,
+                      outcome=ingested.spec.outcome, score=ingested.spec.score, records=(a_prime,))
     with warnings.catch_warnings():  # the note says it per row; sql_sums() returns no notes of intervals
         warnings.simplefilter("ignore", SmallSampleWarning)
         delong = roc.conf_int_polars(method="delong", level=level)

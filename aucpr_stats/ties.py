@@ -51,6 +51,26 @@ def _as_counts(values) -> np.ndarray:
     return _as_int64(values)
 
 
+def _restarted_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The running sum of ``values`` started afresh at each segment: the bits of ``np.cumsum`` of each segment alone.
+
+    Segments of one length are summed together along the rows of a (segment,
+    row) view: one numpy call per distinct length, not one per segment.
+    """
+    out = np.empty(values.shape, dtype=values.dtype)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    order = np.argsort(lengths, kind="stable")
+    sorted_lengths = lengths[order]
+    cuts = np.flatnonzero(sorted_lengths[1:] != sorted_lengths[:-1]) + 1
+    for begin, end in zip(np.r_[0, cuts], np.r_[cuts, order.size]):
+        length = int(sorted_lengths[begin])
+        if length == 0:
+            continue
+        rows = starts[order[begin:end], None] + np.arange(length)
+        out[rows] = np.cumsum(values[rows], axis=1)
+    return out
+
+
 def _crossings(running: np.ndarray, own: np.ndarray, total: np.ndarray, grid: int) -> np.ndarray:
     """Rows where ``floor`` or ``ceil`` of ``running * grid / total`` changes from the row above (``total > 0``).
 
@@ -354,11 +374,21 @@ class TieTable:
         return np.searchsorted(rows, self.offsets, side="left")
 
     def segment_cumsum(self, values: np.ndarray) -> np.ndarray:
-        """Inclusive cumulative sum of ``values`` restarting at each segment."""
+        """Inclusive cumulative sum of ``values`` restarting at each segment.
+
+        Each segment's sums depend on its own rows only. Integers use one
+        running sum over every row minus the total of the earlier segments
+        (exact); floating-point values (weighted counts) are summed from each
+        segment's first row, so a segment gets the bits it gets alone,
+        whatever the other segments hold (a running sum across segments would
+        leave it the rounding error of every earlier segment).
+        """
         values = np.asarray(values)
-        total = np.cumsum(values)
         if self.n_segments == 1:
-            return total
+            return np.cumsum(values)
+        if values.dtype.kind in "fc":
+            return _restarted_cumsum(values, self.offsets)
+        total = np.cumsum(values)
         before = np.zeros(self.n_segments, dtype=total.dtype)
         starts = self.offsets[:-1]
         nonempty = starts < self.offsets[1:]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ties import TieTable
+from ..ties import TieTable, _restarted_cumsum
 from .tie_blocks import crossing_precision
 
 __all__ = ["average_precision", "average_precision_contributions", "average_precision_replicates"]
@@ -69,14 +69,20 @@ def average_precision(ties: TieTable, tie_blocks: str = "interpolate") -> np.nda
     pos, neg = ties.pos, ties.neg
     rows = np.flatnonzero(pos > 0)
     weight = pos[rows]
-    tp = np.cumsum(weight)
-    fp = np.cumsum(neg)[rows]
-    if ties.n_segments > 1:
-        # the running sums cross segments: subtract the counts of earlier segments
-        n_pos, n_neg = ties.segment_sum(pos), ties.segment_sum(neg)
-        segment = np.repeat(np.arange(ties.n_segments), np.diff(ties.rows_at_offsets(rows)))
-        tp -= (np.cumsum(n_pos) - n_pos)[segment]
-        fp -= (np.cumsum(n_neg) - n_neg)[segment]
+    if ties.n_segments > 1 and "f" in (pos.dtype.kind, neg.dtype.kind):
+        # weighted counts: each segment's running sums start at its own first row, so no
+        # rounding error of an earlier segment reaches it (the bits of the segment alone)
+        tp = _restarted_cumsum(weight, ties.rows_at_offsets(rows))
+        fp = ties.segment_cumsum(neg)[rows]
+    else:
+        tp = np.cumsum(weight)
+        fp = np.cumsum(neg)[rows]
+        if ties.n_segments > 1:
+            # the running sums cross segments: subtract the counts of earlier segments (exact integers)
+            n_pos, n_neg = ties.segment_sum(pos), ties.segment_sum(neg)
+            segment = np.repeat(np.arange(ties.n_segments), np.diff(ties.rows_at_offsets(rows)))
+            tp -= (np.cumsum(n_pos) - n_pos)[segment]
+            fp -= (np.cumsum(n_neg) - n_neg)[segment]
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = tp / (tp + fp)
     if tie_blocks == "interpolate":

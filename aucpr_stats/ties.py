@@ -51,6 +51,30 @@ def _as_counts(values) -> np.ndarray:
     return _as_int64(values)
 
 
+def segment_cumsum(values, offsets: np.ndarray) -> np.ndarray:
+    """Inclusive cumulative sum of ``values`` restarting at each segment of ``offsets`` (CSR bounds).
+
+    Each segment's sums depend on its own rows only. Integers use one
+    running sum over every row minus the total of the earlier segments
+    (exact); floating-point values (weighted counts) are summed from each
+    segment's first row, so a segment gets the bits it gets alone, whatever
+    the other segments hold (a running sum across segments would leave it
+    the rounding error of every earlier segment).
+    """
+    values = np.asarray(values)
+    offsets = np.asarray(offsets)
+    if offsets.size <= 2:
+        return np.cumsum(values)
+    if values.dtype.kind in "fc":
+        return _restarted_cumsum(values, offsets)
+    total = np.cumsum(values)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    before = np.zeros(starts.size, dtype=total.dtype)
+    nonempty = lengths > 0
+    before[nonempty] = total[starts[nonempty]] - values[starts[nonempty]]
+    return total - np.repeat(before, lengths)
+
+
 def _restarted_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """The running sum of ``values`` started afresh at each segment: the bits of ``np.cumsum`` of each segment alone.
 
@@ -374,26 +398,8 @@ class TieTable:
         return np.searchsorted(rows, self.offsets, side="left")
 
     def segment_cumsum(self, values: np.ndarray) -> np.ndarray:
-        """Inclusive cumulative sum of ``values`` restarting at each segment.
-
-        Each segment's sums depend on its own rows only. Integers use one
-        running sum over every row minus the total of the earlier segments
-        (exact); floating-point values (weighted counts) are summed from each
-        segment's first row, so a segment gets the bits it gets alone,
-        whatever the other segments hold (a running sum across segments would
-        leave it the rounding error of every earlier segment).
-        """
-        values = np.asarray(values)
-        if self.n_segments == 1:
-            return np.cumsum(values)
-        if values.dtype.kind in "fc":
-            return _restarted_cumsum(values, self.offsets)
-        total = np.cumsum(values)
-        before = np.zeros(self.n_segments, dtype=total.dtype)
-        starts = self.offsets[:-1]
-        nonempty = starts < self.offsets[1:]
-        before[nonempty] = total[starts[nonempty]] - values[starts[nonempty]]
-        return total - np.repeat(before, self.lengths)
+        """Inclusive cumulative sum of ``values`` restarting at each segment (:func:`segment_cumsum`)."""
+        return segment_cumsum(values, self.offsets)
 
     # computed once per table (the arrays are never modified in place)
     @functools.cached_property

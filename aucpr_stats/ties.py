@@ -362,11 +362,13 @@ class TieTable:
         """Sum of ``values`` (one per row) within each segment; 0 for empty segments."""
         values = np.asarray(values)
         dtype = np.result_type(values.dtype, np.int64)
-        if self.n_segments == 1:
+        if self.n_segments == 1 and values.dtype.kind not in "fc":
             return np.array([values.sum(dtype=dtype)])
         out = np.zeros(self.n_segments, dtype=dtype)
         # reduceat over the starts of non-empty segments: one pass, no cumulative
-        # sum (and no cancellation error for float values)
+        # sum (and no cancellation error for float values); for one segment too, as
+        # np.sum groups the additions otherwise: a segment gets the same bits alone
+        # or among others
         nonempty = self.offsets[:-1] < self.offsets[1:]
         if nonempty.any():
             out[nonempty] = np.add.reduceat(values.astype(dtype, copy=False), self.offsets[:-1][nonempty])
@@ -380,8 +382,8 @@ class TieTable:
         other segments) the table holds. Segments without such rows get 0.
         """
         values = np.asarray(values, dtype=np.float64)
-        if self.n_segments == 1:
-            return np.array([np.sum(values)])
+        if self.n_segments == 1:  # reduceat, as below: np.sum groups the additions otherwise
+            return np.add.reduceat(values, [0]) if values.size else np.zeros(1)
         at = self.rows_at_offsets(rows)  # segment k's entries: at[k]:at[k + 1]
         holds = at[:-1] < at[1:]
         out = np.zeros(self.n_segments)

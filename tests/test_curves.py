@@ -294,7 +294,8 @@ def test_weighted_step_curves_of_a_group_do_not_depend_on_the_groups_before_it()
     score, pos, neg = [6.0, 5, 4, 3, 2, 1], [0.6, 0.7, 0.7, 0.5, 1.3, 1.3], [1.1, 0.3, 0.3, 0.3, 0.1, 0.5]
     grid = np.linspace(0, 1, 41)
     small = _after_other_groups(score, pos, neg, [([9.0], [1.0], [1.0])])
-    for before in ([([9.0, 8, 7], [0.07, 0.03, 0.09], [0.03, 0.07, 0.06])], [([9.0, 8], [1e10 / 3, 0.1], [1e9 / 7, 2.0])]):
+    for before in ([([9.0, 8, 7], [0.07, 0.03, 0.09], [0.03, 0.07, 0.06])],
+                   [([9.0, 8], [1e10 / 3, 0.1], [1e9 / 7, 2.0])]):
         table = _after_other_groups(score, pos, neg, before)
         for curve in (pr_step, roc_step, pr_interpolated, roc_interpolated):
             got, want = curve(table, grid), curve(small, grid)

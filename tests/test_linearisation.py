@@ -144,6 +144,37 @@ def test_unit_terms_add_up_to_zero_and_segments_are_independent(counts, tie_bloc
     np.testing.assert_allclose(g2.neg[2:], g.neg, rtol=1e-10, atol=1e-12)
 
 
+_COUNT = st.sampled_from([0.0, 0.1, 0.3, 0.7, 1.0, 2.0, 2.5, 1e6 / 3, 1e10 / 7])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.tuples(_COUNT, _COUNT), min_size=1, max_size=8), min_size=2, max_size=4),
+       st.booleans())
+def test_each_group_gets_the_bits_it_gets_alone(groups, integers):
+    # estimators and gradients evaluate each segment on its own rows: the same bits alone or among groups
+    def table(rows_of_groups):
+        pos = np.array([p for rows in rows_of_groups for p, _ in rows])
+        neg = np.array([n for rows in rows_of_groups for _, n in rows])
+        if integers:
+            pos, neg = np.rint(pos * 3).astype(np.int64), np.rint(neg * 3).astype(np.int64)
+        score = np.concatenate([np.arange(len(rows), 0, -1.0) for rows in rows_of_groups])
+        return TieTable(score, pos, neg, np.r_[0, np.cumsum([len(rows) for rows in rows_of_groups])])
+
+    together = table(groups)
+    at = together.offsets
+    for k, rows in enumerate(groups):
+        alone = table([rows])
+        for tie_blocks in ("interpolate", "published"):
+            estimate = average_precision(together, tie_blocks)[k]
+            np.testing.assert_array_equal(estimate, average_precision(alone, tie_blocks)[0])
+            for prevalence in (None, 0.1):
+                g = average_precision_gradient(together, tie_blocks, prevalence)
+                g1 = average_precision_gradient(alone, tie_blocks, prevalence)
+                np.testing.assert_array_equal(g.pos[at[k]:at[k + 1]], g1.pos)
+                np.testing.assert_array_equal(g.neg[at[k]:at[k + 1]], g1.neg)
+        np.testing.assert_array_equal(a_prime(together)[k], a_prime(alone)[0])
+
+
 @pytest.mark.parametrize("big", [1.0, 1e10, 1e14])
 def test_a_weighted_group_is_not_touched_by_the_rounding_of_the_group_before_it(big):
     # weighted counts after a group of large weights: the estimates and the gradient of the second

@@ -58,8 +58,12 @@ def average_precision(ties: TieTable, tie_blocks: str = "interpolate") -> np.nda
     # the precision TP / (TP + FP) counted down to the bottom of its tie block.
     if ties.n_segments == 1 and tie_blocks == "published":
         weight, tp, fp = ties.positive_rows()
+        if not weight.size:
+            return np.array([np.nan])
+        # reduceat and n_pos, as segment_sum_at below: the bits the group gets among other groups
+        # (np.sum groups the additions otherwise)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.array([np.sum(weight * (tp / (tp + fp))) / weight.sum()])
+            return np.add.reduceat(weight * (tp / (tp + fp)), [0]) / ties.n_pos
     if ties.is_deferred:
         # the collapsed table has the same positive rows and the same running counts
         # there (integers): the same bits, without merging the classes

@@ -294,6 +294,18 @@ def test_weighted_step_curves_of_a_group_do_not_depend_on_the_groups_before_it()
     score, pos, neg = [6.0, 5, 4, 3, 2, 1], [0.6, 0.7, 0.7, 0.5, 1.3, 1.3], [1.1, 0.3, 0.3, 0.3, 0.1, 0.5]
     grid = np.linspace(0, 1, 41)
     small = _after_other_groups(score, pos, neg, [([9.0], [1.0], [1.0])])
+    # and alone: n_neg = 3 summed as among groups (np.sum gave 2.9999999999999996, so at fpr 0.675 the
+    # third negative was out of reach: tpr 1 at threshold -inf instead of 0.977 at threshold 1)
+    three = ([6.0, 5, 4, 3, 2, 1], [1.8, 0.1, 0.5, 0.7, 0.2, 0.1], [0.6, 1.1, 0.3, 0.3, 0.3, 0.4])
+    alone, grouped = _after_other_groups(*three, []), _after_other_groups(*three, [([9.0], [1.0], [1.0])])
+    for curve in (pr_step, roc_step):
+        for a, b in zip(curve(alone, grid), curve(grouped, grid)):
+            np.testing.assert_array_equal(a[0], b[-1])
+    alone = _after_other_groups(score, pos, neg, [])
+    for curve in (pr_step, roc_step, pr_interpolated, roc_interpolated):
+        got, want = curve(alone, grid), curve(small, grid)
+        for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            np.testing.assert_array_equal(a[0], b[-1])
     for before in ([([9.0, 8, 7], [0.07, 0.03, 0.09], [0.03, 0.07, 0.06])],
                    [([9.0, 8], [1e10 / 3, 0.1], [1e9 / 7, 2.0])]):
         table = _after_other_groups(score, pos, neg, before)

@@ -51,6 +51,50 @@ def _as_counts(values) -> np.ndarray:
     return _as_int64(values)
 
 
+def segment_cumsum(values, offsets: np.ndarray) -> np.ndarray:
+    """Inclusive cumulative sum of ``values`` restarting at each segment of ``offsets`` (CSR bounds).
+
+    Each segment's sums depend on its own rows only. Integers use one
+    running sum over every row minus the total of the earlier segments
+    (exact); floating-point values (weighted counts) are summed from each
+    segment's first row, so a segment gets the bits it gets alone, whatever
+    the other segments hold (a running sum across segments would leave it
+    the rounding error of every earlier segment).
+    """
+    values = np.asarray(values)
+    offsets = np.asarray(offsets)
+    if offsets.size <= 2:
+        return np.cumsum(values)
+    if values.dtype.kind in "fc":
+        return _restarted_cumsum(values, offsets)
+    total = np.cumsum(values)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    before = np.zeros(starts.size, dtype=total.dtype)
+    nonempty = lengths > 0
+    before[nonempty] = total[starts[nonempty]] - values[starts[nonempty]]
+    return total - np.repeat(before, lengths)
+
+
+def _restarted_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The running sum of ``values`` started afresh at each segment: the bits of ``np.cumsum`` of each segment alone.
+
+    Segments of one length are summed together along the rows of a (segment,
+    row) view: one numpy call per distinct length, not one per segment.
+    """
+    out = np.empty(values.shape, dtype=values.dtype)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    order = np.argsort(lengths, kind="stable")
+    sorted_lengths = lengths[order]
+    cuts = np.flatnonzero(sorted_lengths[1:] != sorted_lengths[:-1]) + 1
+    for begin, end in zip(np.r_[0, cuts], np.r_[cuts, order.size]):
+        length = int(sorted_lengths[begin])
+        if length == 0:
+            continue
+        rows = starts[order[begin:end], None] + np.arange(length)
+        out[rows] = np.cumsum(values[rows], axis=1)
+    return out
+
+
 def _crossings(running: np.ndarray, own: np.ndarray, total: np.ndarray, grid: int) -> np.ndarray:
     """Rows where ``floor`` or ``ceil`` of ``running * grid / total`` changes from the row above (``total > 0``).
 
@@ -318,11 +362,13 @@ class TieTable:
         """Sum of ``values`` (one per row) within each segment; 0 for empty segments."""
         values = np.asarray(values)
         dtype = np.result_type(values.dtype, np.int64)
-        if self.n_segments == 1:
+        if self.n_segments == 1 and values.dtype.kind not in "fc":
             return np.array([values.sum(dtype=dtype)])
         out = np.zeros(self.n_segments, dtype=dtype)
         # reduceat over the starts of non-empty segments: one pass, no cumulative
-        # sum (and no cancellation error for float values)
+        # sum (and no cancellation error for float values); for one segment too, as
+        # np.sum groups the additions otherwise: a segment gets the same bits alone
+        # or among others
         nonempty = self.offsets[:-1] < self.offsets[1:]
         if nonempty.any():
             out[nonempty] = np.add.reduceat(values.astype(dtype, copy=False), self.offsets[:-1][nonempty])
@@ -336,8 +382,8 @@ class TieTable:
         other segments) the table holds. Segments without such rows get 0.
         """
         values = np.asarray(values, dtype=np.float64)
-        if self.n_segments == 1:
-            return np.array([np.sum(values)])
+        if self.n_segments == 1:  # reduceat, as below: np.sum groups the additions otherwise
+            return np.add.reduceat(values, [0]) if values.size else np.zeros(1)
         at = self.rows_at_offsets(rows)  # segment k's entries: at[k]:at[k + 1]
         holds = at[:-1] < at[1:]
         out = np.zeros(self.n_segments)
@@ -354,16 +400,8 @@ class TieTable:
         return np.searchsorted(rows, self.offsets, side="left")
 
     def segment_cumsum(self, values: np.ndarray) -> np.ndarray:
-        """Inclusive cumulative sum of ``values`` restarting at each segment."""
-        values = np.asarray(values)
-        total = np.cumsum(values)
-        if self.n_segments == 1:
-            return total
-        before = np.zeros(self.n_segments, dtype=total.dtype)
-        starts = self.offsets[:-1]
-        nonempty = starts < self.offsets[1:]
-        before[nonempty] = total[starts[nonempty]] - values[starts[nonempty]]
-        return total - np.repeat(before, self.lengths)
+        """Inclusive cumulative sum of ``values`` restarting at each segment (:func:`segment_cumsum`)."""
+        return segment_cumsum(values, self.offsets)
 
     # computed once per table (the arrays are never modified in place)
     @functools.cached_property

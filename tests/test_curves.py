@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from sklearn import metrics
 
 from aucpr_stats.curves import pr_curve, roc_curve
+from aucpr_stats.curves.points import pr_interpolated, pr_step, roc_interpolated, roc_step
 from aucpr_stats.estimators.pr_points import dg_interpolate
 from aucpr_stats.exceptions import DegenerateGroupWarning, InputError
+from aucpr_stats.ties import TieTable
 
 from .conftest import as_polars, make_frame, random_scores, result_frame_type
 
@@ -323,3 +325,58 @@ def test_curve_results_have_the_display_methods_of_every_result():
         groups = as_polars(curve.groups_frame())
         assert groups["n_points"].to_list() == [4, 4]  # three distinct scores per group, and the start point
         assert str(curve) == curve.summary() and "<table" in curve._repr_html_()
+
+
+# ------------------------------------------------------- segment independence
+def _after_other_groups(score, pos, neg, before):
+    """The group (score, pos, neg) as the last segment of a table, after the groups in ``before``."""
+    scores, poss, negs, offsets = [], [], [], [0]
+    for s, p, n in [*before, (score, pos, neg)]:
+        scores += list(s)
+        poss += list(p)
+        negs += list(n)
+        offsets.append(len(scores))
+    dtype = np.float64 if any(isinstance(v, float) for v in poss + negs) else np.int64
+    return TieTable(np.array(scores, dtype=np.float64), np.array(poss, dtype=dtype), np.array(negs, dtype=dtype),
+                    offsets)
+
+
+def test_interpolated_curves_of_a_group_do_not_depend_on_its_position():
+    # recall 7/10 is reached twice (a vertical drop: 7/11 then 7/14); the grid's 0.7000000000000001 lies
+    # just past it. A search key 2 * segment + recall rounded it onto the drop for every group but the first.
+    score, pos, neg = [6.0, 5, 4, 3, 2, 1], [1, 3, 3, 0, 1, 2], [0, 2, 2, 3, 3, 2]
+    grid = np.linspace(0, 1, 41)
+    alone = _after_other_groups(score, pos, neg, [])
+    for before in ([([9.0, 8], [2, 4], [0, 2])], [([9.0], [1], [1])] * 5):
+        table = _after_other_groups(score, pos, neg, before)
+        for curve in (pr_interpolated, roc_interpolated, pr_step, roc_step):
+            got, want = curve(table, grid), curve(alone, grid)
+            for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+                np.testing.assert_array_equal(a[-1], b[0])
+
+
+def test_weighted_step_curves_of_a_group_do_not_depend_on_the_groups_before_it():
+    # weighted counts: the running sums of the step curves start at the group's own first row (a running
+    # sum over every group carried the rounding of the groups before it into the rank search)
+    score, pos, neg = [6.0, 5, 4, 3, 2, 1], [0.6, 0.7, 0.7, 0.5, 1.3, 1.3], [1.1, 0.3, 0.3, 0.3, 0.1, 0.5]
+    grid = np.linspace(0, 1, 41)
+    small = _after_other_groups(score, pos, neg, [([9.0], [1.0], [1.0])])
+    # and alone: n_neg = 3 summed as among groups (np.sum gave 2.9999999999999996, so at fpr 0.675 the
+    # third negative was out of reach: tpr 1 at threshold -inf instead of 0.977 at threshold 1)
+    three = ([6.0, 5, 4, 3, 2, 1], [1.8, 0.1, 0.5, 0.7, 0.2, 0.1], [0.6, 1.1, 0.3, 0.3, 0.3, 0.4])
+    alone, grouped = _after_other_groups(*three, []), _after_other_groups(*three, [([9.0], [1.0], [1.0])])
+    for curve in (pr_step, roc_step):
+        for a, b in zip(curve(alone, grid), curve(grouped, grid)):
+            np.testing.assert_array_equal(a[0], b[-1])
+    alone = _after_other_groups(score, pos, neg, [])
+    for curve in (pr_step, roc_step, pr_interpolated, roc_interpolated):
+        got, want = curve(alone, grid), curve(small, grid)
+        for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            np.testing.assert_array_equal(a[0], b[-1])
+    for before in ([([9.0, 8, 7], [0.07, 0.03, 0.09], [0.03, 0.07, 0.06])],
+                   [([9.0, 8], [1e10 / 3, 0.1], [1e9 / 7, 2.0])]):
+        table = _after_other_groups(score, pos, neg, before)
+        for curve in (pr_step, roc_step, pr_interpolated, roc_interpolated):
+            got, want = curve(table, grid), curve(small, grid)
+            for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+                np.testing.assert_array_equal(a[-1], b[-1])

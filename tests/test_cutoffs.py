@@ -135,6 +135,39 @@ def test_grouped_equals_each_group_alone(rows):
             assert mine.equals(alone.drop("n_missing"))
 
 
+def test_weighted_best_thresholds_keep_fractional_counts():
+    # the counts at every threshold were held in int64: weighted (fractional) counts were truncated
+    # (fp 0.25 -> 0) and the criteria computed on them
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = np.array([5.0, 4, 3, 2, 1, 0])
+    w = np.array([0.5, 0.25, 1.5, 0.75, 2.5, 0.3])
+    out = cutoffs(pl.DataFrame({"y": y, "s": s, "w": w}), "y", "s", threshold=["youden", "closest_topleft", "all"],
+                  weights="w").to_polars()
+    for t, tp, fp in zip(out["threshold"], out["tp"], out["fp"]):
+        called = s >= t
+        assert (tp, fp) == pytest.approx((w[called & (y == 1)].sum(), w[called & (y == 0)].sum()), abs=1e-12)
+    candidates = _brute_thresholds(s)
+    se = np.array([w[(s >= t) & (y == 1)].sum() for t in candidates]) / w[y == 1].sum()
+    sp = 1.0 - np.array([w[(s >= t) & (y == 0)].sum() for t in candidates]) / w[y == 0].sum()
+    youden = out.filter(pl.col("criterion") == "youden")["threshold"].to_list()
+    assert youden == candidates[np.isclose(se + sp, (se + sp).max(), rtol=0, atol=1e-12)].tolist()
+
+
+def test_weighted_counts_of_a_group_do_not_depend_on_the_groups_before_it():
+    # counts at given thresholds: a running sum over every group minus the earlier groups' totals carried
+    # their rounding into the later groups (weighted counts); now each group's sums start at its own rows
+    s = [5.0, 4, 3, 2, 1, 0]
+    y = [1, 0, 1, 0, 1, 0]
+    w = [0.1, 0.7, 0.2, 0.3, 0.6, 1.1]
+    alone = pl.DataFrame({"g": [1] * 6, "y": y, "s": s, "w": w})
+    before = pl.DataFrame({"g": [0] * 4, "y": [1, 0, 1, 0], "s": [3.0, 2, 1, 0], "w": [1e10 / 3, 1e9 / 7, 0.3, 0.1]})
+    options = {"threshold": [4.5, 3.5, 2.5, 1.5, 0.5], "weights": "w"}
+    together = cutoffs(pl.concat([before, alone]), "y", "s", by="g", **options).to_polars().filter(pl.col("g") == 1)
+    mine = cutoffs(alone, "y", "s", by="g", **options).to_polars()
+    for column in ("tp", "fp", "tn", "fn", "sensitivity", "specificity"):
+        assert together[column].to_list() == mine[column].to_list(), column
+
+
 # ------------------------------------------------------------------ intervals
 @pytest.mark.parametrize("method,sm", [("wilson", "wilson"), ("clopper_pearson", "beta")])
 def test_proportion_intervals_equal_statsmodels(method, sm):

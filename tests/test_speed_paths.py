@@ -116,6 +116,7 @@ def test_large_groups_many_collisions(road):
     np.testing.assert_array_equal(table.offsets, np.concatenate(([0], np.cumsum(np.bincount(g[first], minlength=7)))))
 
 
+@settings(deadline=None)  # a value sort of <= 200 keys: a scheduler stall, not the code, is what can pass 200 ms
 @given(st.lists(st.integers(0, 9), max_size=200))
 def test_bucket_order_is_a_stable_argsort(values):
     bucket = np.array(values, dtype=np.int64)

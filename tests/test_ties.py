@@ -138,3 +138,24 @@ def test_classes_builder_does_not_touch_inputs_unless_allowed():
     np.testing.assert_array_equal(pos, [3.0, 1.0, 2.0])
     table = tie_table_from_classes(pos, neg, overwrite_input=True)
     assert rows_of(table) == [[(3.0, 1, 0), (2.0, 1, 1), (1.0, 1, 0), (0.5, 0, 1)]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.floats(0, 1e6, allow_subnormal=False), max_size=6), min_size=1, max_size=6))
+def test_segment_cumsum_of_weighted_counts_is_each_segment_alone(segments):
+    # float running sums restart at each segment: the bits of np.cumsum of the segment alone, whatever
+    # the segments before it hold (a running sum across segments carries their rounding error)
+    values = np.array([v for seg in segments for v in seg], dtype=np.float64)
+    offsets = np.r_[0, np.cumsum([len(seg) for seg in segments])]
+    table = TieTable(np.arange(values.size, 0, -1.0), values, values, offsets)
+    got = table.segment_cumsum(values)
+    for k, seg in enumerate(segments):
+        np.testing.assert_array_equal(got[offsets[k]:offsets[k + 1]], np.cumsum(np.array(seg, dtype=np.float64)))
+
+
+def test_segment_cumsum_after_a_large_segment():
+    table = TieTable([2.0, 1.0, 3.0, 2.0, 1.0], [1e16, 3.0, 0.1, 0.2, 0.3], [1.0, 0.0, 0.0, 0.7, 0.1],
+                     [0, 2, 5])
+    np.testing.assert_array_equal(table.tp()[2:], np.cumsum([0.1, 0.2, 0.3]))
+    np.testing.assert_array_equal(table.fp()[2:], np.cumsum([0.0, 0.7, 0.1]))
+    np.testing.assert_array_equal(table.tp()[:2], [1e16, 1e16 + 3.0])

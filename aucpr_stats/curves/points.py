@@ -104,21 +104,22 @@ def _strict_exceedance(ties: TieTable, quantile_counts: np.ndarray, other_counts
     n_q = ties.segment_sum(quantile_counts)
     n_o = ties.segment_sum(other_counts)
     j = step_quantile_rank(n_q[:, None], rate[None, :])
-    cum_q = np.cumsum(quantile_counts)
-    cum_o = np.cumsum(other_counts)
-    starts = ties.offsets[:-1]
-    base_q = np.where(starts > 0, cum_q[np.maximum(starts - 1, 0)], 0)
-    base_o = np.where(starts > 0, cum_o[np.maximum(starts - 1, 0)], 0)
-    # first row of the segment whose running count of the quantile class reaches j
-    row = np.searchsorted(cum_q, base_q[:, None] + j, side="left")
+    # running counts started at each segment's first row (weighted counts: no rounding of earlier segments)
+    cum_q = ties.segment_cumsum(quantile_counts)
+    cum_o = ties.segment_cumsum(other_counts)
     inside = j <= n_q[:, None]
+    starts, ends = ties.offsets[:-1], ties.offsets[1:]
+    # the segment's own running total (which may differ from n_q in the last bit for weighted counts):
+    # a rank between the two reads the segment's last row reaching its total, never the next segment
+    reached = np.where(ends > starts, cum_q[np.maximum(ends - 1, 0)] if ties.n_rows else 0, 0)
+    row = _segment_lookup(cum_q, ties.offsets, np.minimum(j, reached[:, None]), side="left")
     row = np.minimum(row, max(ties.n_rows - 1, 0))
     if ties.n_rows:
         threshold = np.where(inside, ties.score[row], -np.inf)
-        above = np.where(inside, cum_o[row] - other_counts[row] - base_o[:, None], n_o[:, None])
+        above = np.where(inside, cum_o[row] - other_counts[row], n_o[:, None])
         if split_ties:
             tied_q = quantile_counts[row]
-            above_q = cum_q[row] - tied_q - base_q[:, None]
+            above_q = cum_q[row] - tied_q
             with np.errstate(invalid="ignore", divide="ignore"):
                 passed = np.clip((n_q[:, None] * rate[None, :] - above_q) / tied_q, 0.0, 1.0)
             above = np.where(inside & (tied_q > 0), above + passed * other_counts[row], above)
@@ -208,13 +209,20 @@ def roc_step(ties: TieTable, fpr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _segment_lookup(x: np.ndarray, offsets: np.ndarray, grid: np.ndarray, side: str) -> np.ndarray:
     """Global index of ``searchsorted(x[segment], grid, side)`` for each segment, shape (n_segments, m).
 
-    ``x`` lies in [0, 1] and is non-decreasing within each segment, so
-    ``2 * segment + x`` is non-decreasing overall and one search serves all.
+    ``x`` is non-decreasing within each segment; ``grid`` is one row of
+    values for every segment (shape (m,)) or one per segment (shape
+    (n_segments, m)). The keys are the complex numbers ``segment + i x``,
+    which numpy orders by real part, then imaginary part: non-decreasing
+    overall, so one search serves all, and every comparison is the exact
+    one of ``x`` with ``grid`` (a real key ``2 * segment + x`` would round
+    ``x`` to the spacing of the segment's index, so a segment's values would
+    depend on its position).
     """
     n_seg = offsets.size - 1
-    seg = np.repeat(np.arange(n_seg), np.diff(offsets))
-    key = 2.0 * seg + x
-    return np.searchsorted(key, 2.0 * np.arange(n_seg)[:, None] + grid[None, :], side=side)
+    seg = np.repeat(np.arange(n_seg, dtype=np.float64), np.diff(offsets))
+    key = seg + 1j * np.asarray(x, dtype=np.float64)
+    query = np.arange(n_seg, dtype=np.float64)[:, None] + 1j * np.asarray(grid, dtype=np.float64)
+    return np.searchsorted(key, query, side=side)
 
 
 

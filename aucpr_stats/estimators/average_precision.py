@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ties import TieTable
+from ..ties import TieTable, segment_cumsum
 from .tie_blocks import DEFAULT_TIES, crossing_precision
 
 __all__ = ["average_precision", "average_precision_contributions", "average_precision_replicates"]
@@ -58,8 +58,12 @@ def average_precision(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndar
     # the precision TP / (TP + FP) counted down to the bottom of its tie block.
     if ties.n_segments == 1 and tie_blocks == "published":
         weight, tp, fp = ties.positive_rows()
+        if not weight.size:
+            return np.array([np.nan])
+        # reduceat and n_pos, as segment_sum_at below: the bits the group gets among other groups
+        # (np.sum groups the additions otherwise)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.array([np.sum(weight * (tp / (tp + fp))) / weight.sum()])
+            return np.add.reduceat(weight * (tp / (tp + fp)), [0]) / ties.n_pos
     if ties.is_deferred:
         # the collapsed table has the same positive rows and the same running counts
         # there (integers): the same bits, without merging the classes
@@ -69,14 +73,20 @@ def average_precision(ties: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndar
     pos, neg = ties.pos, ties.neg
     rows = np.flatnonzero(pos > 0)
     weight = pos[rows]
-    tp = np.cumsum(weight)
-    fp = np.cumsum(neg)[rows]
-    if ties.n_segments > 1:
-        # the running sums cross segments: subtract the counts of earlier segments
-        n_pos, n_neg = ties.segment_sum(pos), ties.segment_sum(neg)
-        segment = np.repeat(np.arange(ties.n_segments), np.diff(ties.rows_at_offsets(rows)))
-        tp -= (np.cumsum(n_pos) - n_pos)[segment]
-        fp -= (np.cumsum(n_neg) - n_neg)[segment]
+    if ties.n_segments > 1 and "f" in (pos.dtype.kind, neg.dtype.kind):
+        # weighted counts: each segment's running sums start at its own first row, so no
+        # rounding error of an earlier segment reaches it (the bits of the segment alone)
+        tp = segment_cumsum(weight, ties.rows_at_offsets(rows))
+        fp = ties.segment_cumsum(neg)[rows]
+    else:
+        tp = np.cumsum(weight)
+        fp = np.cumsum(neg)[rows]
+        if ties.n_segments > 1:
+            # the running sums cross segments: subtract the counts of earlier segments (exact integers)
+            n_pos, n_neg = ties.segment_sum(pos), ties.segment_sum(neg)
+            segment = np.repeat(np.arange(ties.n_segments), np.diff(ties.rows_at_offsets(rows)))
+            tp -= (np.cumsum(n_pos) - n_pos)[segment]
+            fp -= (np.cumsum(n_neg) - n_neg)[segment]
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = tp / (tp + fp)
     if tie_blocks == "interpolate":

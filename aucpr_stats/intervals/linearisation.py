@@ -157,6 +157,8 @@ def _suffix_below(ties: TieTable, values: np.ndarray) -> np.ndarray:
 def _precision_partials(ties: TieTable, tie_blocks: str):
     """Per row: the precision a positive there gets, and its partials in ``a, f, b, n``."""
     pos, neg = ties.pos.astype(np.float64), ties.neg.astype(np.float64)
+    # running sums started at each segment's first row (TieTable.segment_cumsum), so the counts above
+    # a segment's top rows are exactly 0 (c = 0 below), whatever the segments before it hold
     tp, fp = ties.tp().astype(np.float64), ties.fp().astype(np.float64)
     admitted = tp + fp
     with np.errstate(divide="ignore", invalid="ignore"):

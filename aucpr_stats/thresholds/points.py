@@ -25,7 +25,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from ..ties import TieTable
+from ..ties import TieTable, segment_cumsum
 
 __all__ = ["ThresholdPoints", "all_thresholds", "best_mask", "counts_at", "criterion", "midpoints"]
 
@@ -98,8 +98,8 @@ def all_thresholds(ties: TieTable) -> ThresholdPoints:
     total = ties.n_rows + n_seg
     # each group's first threshold (+inf) sits before its tie rows: row r of segment g moves to r + g + 1
     row_pos = np.arange(ties.n_rows, dtype=np.int64) + seg + 1
-    tp = np.zeros(total, dtype=np.int64)
-    fp = np.zeros(total, dtype=np.int64)
+    tp = np.zeros(total, dtype=ties.pos.dtype)  # float64 for weighted counts (int64 would truncate them)
+    fp = np.zeros(total, dtype=ties.neg.dtype)
     tp[row_pos] = ties.tp()
     fp[row_pos] = ties.fp()
     threshold = np.full(total, np.inf)
@@ -145,16 +145,15 @@ def counts_at(ties: TieTable, values: np.ndarray) -> ThresholdPoints:
     pos = np.concatenate([ties.pos, np.zeros(q_group.size, dtype=np.int64)])
     neg = np.concatenate([ties.neg, np.zeros(q_group.size, dtype=np.int64)])
     order = np.lexsort((kind, -value, group))
-    cum_pos = np.cumsum(pos[order])
-    cum_neg = np.cumsum(neg[order])
-    # counts before each group: the running sums carried over from the groups sorted ahead of it
-    before_pos = np.concatenate([[0], np.cumsum(ties.n_pos)[:-1]]) if n_seg else np.zeros(0, np.int64)
-    before_neg = np.concatenate([[0], np.cumsum(ties.n_neg)[:-1]]) if n_seg else np.zeros(0, np.int64)
+    # running sums restarted at each group (its rows and thresholds are contiguous in ``order``): weighted
+    # counts then carry no rounding of the groups sorted ahead of it
+    bounds = np.concatenate(([0], np.cumsum(ties.lengths + n_val)))
+    cum_pos, cum_neg = segment_cumsum(pos[order], bounds), segment_cumsum(neg[order], bounds)
     where = np.empty(order.size, dtype=np.int64)
     where[order] = np.arange(order.size)
     q_at = where[ties.n_rows:]
-    tp = cum_pos[q_at] - before_pos[q_group]
-    fp = cum_neg[q_at] - before_neg[q_group]
+    tp = cum_pos[q_at]
+    fp = cum_neg[q_at]
     return ThresholdPoints(q_group, q_value, tp, fp, ties.n_pos[q_group], ties.n_neg[q_group])
 
 

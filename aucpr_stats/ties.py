@@ -36,7 +36,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["TieTable"]
+__all__ = ["TieTable", "segment_cumsum"]
 
 
 def _as_int64(values) -> np.ndarray:

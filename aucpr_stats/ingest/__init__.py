@@ -161,7 +161,8 @@ def read(request: Any, stacklevel: int = 3) -> Ingested:
     """
     reader = _Reader(request)
     built, keys, directions = reader.tables()
-    ingested = _assemble(request, built, keys, directions)
+    keys, directions = reader.caller_names(keys, directions)
+    ingested = _assemble(request, attrs.evolve(built, keys=keys), keys, directions)
     n_pos, n_neg = ingested.counts
     notes = group_notes(n_pos, n_neg)
     if ingested.weight_sums is not None:
@@ -184,18 +185,26 @@ class _Reader:
     def __init__(self, request: Any):
         self.request = request
         self.source: Source = request.source
-        self.spec: ColumnSpec = request.columns
-        self.by = request.keys
-        self.unit = request.design.unit
+        self.original: ColumnSpec = request.columns
         self.collect = self.source.engine.collect
-        counts = request.design.counts
-        columns = [self.spec.outcome, *self.spec.scores, *self.by,
-                   *((self.unit,) if self.unit and self.unit != ROW_ID else ()),
-                   *((self.spec.weights,) if self.spec.weights else ()), *((counts,) if counts else ())]
+        spec, unit, counts = request.columns, request.design.unit, request.design.counts
+        columns = list(dict.fromkeys([spec.outcome, *spec.scores, *request.keys,
+                                      *((unit,) if unit and unit != ROW_ID else ()),
+                                      *((spec.weights,) if spec.weights else ()), *((counts,) if counts else ())]))
         if self.source.n_rows_known() == 0:  # without rows a column has no type to check (a header-only CSV)
             raise InputError(NO_ROWS)
-        lf = self.source.frame(columns, keys=self.by)
-        if self.unit == ROW_ID:  # every row its own cluster: the rows in memory, numbered
+        # the queries name the columns by internal names: a caller's name may hold anything (a dot, a backtick)
+        self.names = {name: f"__aucpr_c{i}" for i, name in enumerate(columns)}
+        self.shown = {internal: name for name, internal in self.names.items()}
+        internal = self.names.get
+        self.spec = attrs.evolve(spec, outcome=internal(spec.outcome), by=tuple(map(internal, spec.by)),
+                                 score=tuple(map(internal, spec.scores)) if spec.multi_score else internal(spec.score),
+                                 weights=None if spec.weights is None else internal(spec.weights))
+        self.by = tuple(map(internal, request.keys))
+        self.unit = ROW_ID if unit == ROW_ID else (None if unit is None else internal(unit))
+        self.counts = None if counts is None else internal(counts)
+        lf = self.source.frame(columns, keys=request.keys, names=self.names)
+        if unit == ROW_ID:  # every row its own cluster: the rows in memory, numbered
             lf = nw.from_native(lf.to_native().with_row_index(ROW_ID))
         self.lf = lf
         self.schema = lf.collect_schema()
@@ -204,19 +213,29 @@ class _Reader:
             if self.collect([lf.select(nw.len().alias("n"))])[0]["n"][0] == 0:
                 raise InputError(NO_ROWS)
             name = not_numeric[0]
-            raise InputTypeError(f"`score` column {name!r} must be numeric; got type {self.schema[name]}")
-        self.coding: Coding = coding_of(self.spec, self.schema)
+            raise InputTypeError(f"`score` column {self.shown[name]!r} must be numeric; got type {self.schema[name]}")
+        self.coding: Coding = coding_of(self.spec, self.schema, shown=self.shown)
         self.bounds = needs_bounds(self.schema, self.spec.scores)
-        if counts is not None and not self.schema[counts].is_integer():
-            raise InputTypeError(f"`counts` column {counts!r} must hold integers; got type {self.schema[counts]}")
+        if counts is not None and not self.schema[self.counts].is_integer():
+            raise InputTypeError(f"`counts` column {counts!r} must hold integers; got type "
+                                 f"{self.schema[self.counts]}")
+
+    def caller_names(self, keys: pl.DataFrame, directions: dict) -> tuple[pl.DataFrame, dict]:
+        """The keys frame and the directions under the caller's column names again."""
+        keys = keys.rename({c: self.shown[c] for c in keys.columns if c in self.shown})
+        directions = {self.shown.get(k, k): v for k, v in directions.items()}
+        if "__medians" in directions:
+            directions["__medians"] = {self.shown.get(k, k): v for k, v in directions["__medians"].items()}
+        return keys, directions
 
     # ------------------------------------------------------------------ the checks
     def _examples(self, which: str, column: Any = None) -> list | str:
         coding = self.coding
         if which in coding.w_masks:
             mask = coding.w_masks[which]
-        elif which == "infinite":
-            mask = coding.s_infinite[column] if coding.s_infinite[column] is not None else nw.lit(False)
+        elif which == "infinite":  # (the checks name a score by the caller's name)
+            infinite = coding.s_infinite[self.names.get(column, column)]
+            mask = infinite if infinite is not None else nw.lit(False)
         else:
             mask = coding.row_missing
         rows = self.source.engine.example_rows(self.lf, mask)
@@ -230,8 +249,8 @@ class _Reader:
         if stats["levels"] is None:
             stats |= exact_levels(self.lf, self.collect, self.spec, self.coding)
         if self.spec.weights:  # a missing weight is named as such, before the rows it makes missing
-            check_weights(stats, self.spec.weights, self.spec.missing, self._examples)
-        check_stats(stats, self.spec, self._examples,
+            check_weights(stats, self.original.weights, self.spec.missing, self._examples)
+        check_stats(stats, self.original, self._examples,
                     lambda which: level_counts(self.lf, self.collect, self.spec, self.coding, which))
         self.extremes = extremes
         return stats, directions
@@ -383,7 +402,7 @@ class _EngineRoad:
 
     def _cells(self) -> tuple[_Tables, pl.DataFrame]:
         reader, spec = self.reader, self.spec
-        unit = self.request.design.unit
+        unit = self.reader.unit
         group_cols = [*reader.by, *((unit,) if unit else ())]
         weighted = spec.weights is not None
         parts = []
@@ -415,7 +434,7 @@ class _EngineRoad:
             ties = ties_from_cells(keys, usable, keys_by, engine_cells.S, engine_cells.P, engine_cells.N,
                                    spec.missing == "drop")
             extra = (None, None)
-        keys = _named_scores(keys, spec)
+        keys = _named_scores(keys, reader.original)
         return _Tables(ties, keys, *extra), keys
 
     def _paired(self) -> tuple[_Tables, pl.DataFrame]:
@@ -451,7 +470,7 @@ class _EngineRoad:
         parts = []
         for k, name in enumerate(spec.scores):
             frame = reader.collect([sums_query(reader.lf, reader.coding, name, by, self.directions[name],
-                                               self.request.reduction.sums_ties, self.request.design.counts)])[0]
+                                               self.request.reduction.sums_ties, reader.counts)])[0]
             parts.append(frame.with_columns(pl.lit(k, dtype=pl.UInt32).alias(K)) if spec.multi_score else frame)
         keys_by = [*by, *((K,) if spec.multi_score else ())]
         frame = pl.concat(parts, how="vertical_relaxed") if len(parts) > 1 else parts[0]
@@ -470,7 +489,7 @@ class _EngineRoad:
         counts = pl.DataFrame([pl.Series("n_missing", n_missing, dtype=pl.Int64),
                                pl.Series("n_rows", n_pos + n_neg + n_missing, dtype=pl.Int64)])
         keys = pl.concat([frame.select(keys_by), counts], how="horizontal") if keys_by else counts
-        keys = _named_scores(keys, spec)
+        keys = _named_scores(keys, reader.original)
         table = summed_table(n_pos, n_neg, values, reason, _SERVED)
         return _Tables(table, keys), keys, int(sum(sums["positive_cells"]))
 
@@ -498,10 +517,10 @@ def _named_scores(keys: pl.DataFrame, spec: ColumnSpec) -> pl.DataFrame:
     """The score index of several scores as the ``score`` key column (their names, in the order given)."""
     if not spec.multi_score or K not in keys.columns:
         return keys
-    if isinstance(keys.schema[K], pl.Enum):  # the in-memory road: an Enum of the score names
-        return keys.with_columns(pl.col(K).cast(pl.String)).rename({K: SCORE_KEY})
-    names = pl.Series(list(spec.scores), dtype=pl.String)  # an engine: the score's index
-    return keys.with_columns(names.gather(keys[K]).alias(K)).rename({K: SCORE_KEY})
+    # the score's position (an engine), or an Enum of the scores in the order given (in memory)
+    position = keys[K].to_physical() if isinstance(keys.schema[K], pl.Enum) else keys[K]
+    names = pl.Series(list(spec.scores), dtype=pl.String)
+    return keys.with_columns(names.gather(position).alias(K)).rename({K: SCORE_KEY})
 
 
 # ------------------------------------------------------------------ groups, units, levels

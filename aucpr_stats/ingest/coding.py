@@ -95,8 +95,8 @@ def check_score_types(schema: Any, spec: ColumnSpec) -> list[str]:
     return [name for name in spec.scores if not (schema[name].is_numeric() or schema[name] == nw.Boolean)]
 
 
-def _outcome(spec: ColumnSpec, dtype: Any) -> tuple[nw.Expr, Any]:
-    """Expression that is True for positives, and the positive level it uses."""
+def _outcome(spec: ColumnSpec, dtype: Any, shown: str) -> tuple[nw.Expr, Any]:
+    """Expression that is True for positives, and the positive level it uses (``shown``: the column's name)."""
     col = nw.col(spec.outcome)
     positive = spec.positive
     if positive is None:
@@ -105,18 +105,18 @@ def _outcome(spec: ColumnSpec, dtype: Any) -> tuple[nw.Expr, Any]:
         if dtype.is_numeric():
             return col == 1, 1
         raise OutcomeError(
-            f"`outcome` column {spec.outcome!r} has type {dtype}; pass `positive=` to name the positive "
+            f"`outcome` column {shown!r} has type {dtype}; pass `positive=` to name the positive "
             "level (outcomes without it must be boolean or 0/1)"
         )
     if not _fits(positive, dtype):
         raise OutcomeError(
             f"`positive`={positive!r} ({type(positive).__name__}) cannot name a level of `outcome` "
-            f"column {spec.outcome!r}, which has type {dtype}"
+            f"column {shown!r}, which has type {dtype}"
         )
     return col == nw.lit(positive), positive
 
 
-def _negative(spec: ColumnSpec, dtype: Any) -> nw.Expr | None:
+def _negative(spec: ColumnSpec, dtype: Any, shown: str) -> nw.Expr | None:
     """Expression that is True for the ``negative=`` levels (None without ``negative=``)."""
     if spec.negative is None:
         return None
@@ -124,7 +124,7 @@ def _negative(spec: ColumnSpec, dtype: Any) -> nw.Expr | None:
         if not _fits(level, dtype):
             raise OutcomeError(
                 f"`negative` level {level!r} ({type(level).__name__}) cannot name a level of `outcome` "
-                f"column {spec.outcome!r}, which has type {dtype}"
+                f"column {shown!r}, which has type {dtype}"
             )
     col = nw.col(spec.outcome)
     if isinstance(dtype, (nw.Categorical, nw.Enum)) or dtype in (nw.Categorical, nw.Enum):
@@ -137,11 +137,16 @@ def _infinite(name: str) -> nw.Expr:
     return (~col.is_finite() & ~col.is_nan()).fill_null(False)
 
 
-def coding_of(spec: ColumnSpec, schema: Any) -> Coding:
-    """The :class:`Coding` of ``spec`` on data of ``schema`` (narwhals dtypes); type errors raised here."""
+def coding_of(spec: ColumnSpec, schema: Any, shown: dict | None = None) -> Coding:
+    """The :class:`Coding` of ``spec`` on data of ``schema`` (narwhals dtypes); type errors raised here.
+
+    ``shown`` maps the column names of ``spec`` (the reader's internal names) to the caller's, for messages.
+    """
+    shown = shown or {}
     y_type = schema[spec.outcome]
-    positive, positive_level = _outcome(spec, y_type)
-    negative = _negative(spec, y_type)
+    outcome = shown.get(spec.outcome, spec.outcome)
+    positive, positive_level = _outcome(spec, y_type, outcome)
+    negative = _negative(spec, y_type, outcome)
     y_null = nw.col(spec.outcome).is_null()
     if y_type.is_float():
         y_null = y_null | nw.col(spec.outcome).is_nan()
@@ -159,7 +164,8 @@ def coding_of(spec: ColumnSpec, schema: Any) -> Coding:
     if spec.weights is not None:
         w_type = schema[spec.weights]
         if not w_type.is_numeric() or w_type == nw.Boolean:
-            raise InputTypeError(f"`weights` column {spec.weights!r} must be numeric; got type {w_type}")
+            raise InputTypeError(f"`weights` column {shown.get(spec.weights, spec.weights)!r} must be numeric; got "
+                                 f"type {w_type}")
         weight = nw.col(spec.weights).cast(nw.Float64)
         w_missing = weight.is_null() | weight.is_nan()
         w_masks = {"w_missing": w_missing, "w_negative": (weight < 0).fill_null(False),

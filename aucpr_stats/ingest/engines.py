@@ -14,7 +14,11 @@ and nothing else:
   (``row_number() OVER ()``); Spark, ibis and dask tables have no row order;
 * **the in-memory sort's value ranges** (:meth:`Engine.value_pivots`,
   polars in memory only): a sample of the scores, read by ``gather_every``,
-  cuts one group's scores into ranges sorted on their own threads.
+  cuts one group's scores into ranges sorted on their own threads;
+* **naming the columns** (:meth:`Engine.renamed`): the reader works on
+  internal column names (a caller's names may hold anything); Spark parses
+  the names narwhals hands it (``a.b`` is a field of ``a``, a backtick
+  quotes), so Spark renames the columns by their exact names itself.
 
 Every other engine narwhals reads (ibis, dask, Spark Connect, SQLFrame ...)
 uses :data:`GENERIC` and needs no code here.
@@ -32,8 +36,8 @@ import polars as pl
 from ..exceptions import InputError
 from ..tables import pivots_from_sample
 
-__all__ = ["Engine", "PolarsEngine", "DuckDBEngine", "GENERIC", "DUCKDB", "POLARS_MEMORY", "POLARS_STREAMING",
-           "open_parquet", "ROW", "ROW_ID"]
+__all__ = ["Engine", "PolarsEngine", "DuckDBEngine", "SparkEngine", "GENERIC", "DUCKDB", "SPARK", "POLARS_MEMORY",
+           "POLARS_STREAMING", "open_parquet", "ROW", "ROW_ID"]
 
 #: The internal name of the row-number column.
 ROW = "__aucpr_row"
@@ -78,6 +82,10 @@ class Engine:
         """Pivots cutting one group's scores into ranges sorted on their own threads (none here)."""
         return np.empty(0)
 
+    def renamed(self, frame: nw.LazyFrame, names: dict[str, str]) -> nw.LazyFrame:
+        """The columns ``names`` holds (caller's name -> internal name), under their internal names."""
+        return frame.select([nw.col(name).alias(internal) for name, internal in names.items()])
+
 
 @attrs.frozen
 class PolarsEngine(Engine):
@@ -112,6 +120,15 @@ class DuckDBEngine(Engine):
         return [int(r) for r in rows[ROW]]
 
 
+@attrs.frozen
+class SparkEngine(Engine):
+    """Spark (classic and Connect): the columns renamed by their exact names (Spark parses what narwhals passes)."""
+
+    def renamed(self, frame: nw.LazyFrame, names: dict[str, str]) -> nw.LazyFrame:
+        native = frame.to_native().withColumnsRenamed(dict(names))
+        return nw.from_native(native).select(list(names.values()))
+
+
 #: Engines narwhals reads with nothing of their own.
 GENERIC = Engine()
 
@@ -119,6 +136,7 @@ GENERIC = Engine()
 POLARS_MEMORY = PolarsEngine("polars")
 POLARS_STREAMING = PolarsEngine("polars", streaming=True)
 DUCKDB = DuckDBEngine("DuckDB")
+SPARK = SparkEngine("Spark")
 
 
 def open_parquet(path: str) -> Any:

@@ -36,7 +36,7 @@ import polars as pl
 from .._frames import POLARS, Output
 from .._validate import choice_iv, integer_iv
 from ..exceptions import InputTypeError
-from .engines import DUCKDB, GENERIC, POLARS_MEMORY, POLARS_STREAMING, Engine, open_parquet
+from .engines import DUCKDB, GENERIC, POLARS_MEMORY, POLARS_STREAMING, SPARK, Engine, open_parquet
 
 __all__ = ["Source", "SqlInput", "sql_input", "detect", "is_data", "is_parquet_path", "MAX_TIE_ROWS",
            "PARTIAL_SUMS"]
@@ -177,15 +177,20 @@ class Source:
     #: The narwhals LazyFrame of the data (None for pandas, converted on each :meth:`frame` call).
     lazy: Any = None
 
-    def frame(self, columns: Sequence[str], keys: Sequence[str] = ()) -> nw.LazyFrame:
-        """The data's ``columns`` as a narwhals LazyFrame (pandas converted here, only those columns)."""
+    def frame(self, columns: Sequence[str], keys: Sequence[str] = (), names: dict | None = None) -> nw.LazyFrame:
+        """The data's ``columns`` as a narwhals LazyFrame (pandas converted here, only those columns).
+
+        ``names`` renames them (caller's name -> internal name): the reader's
+        queries then never spell a caller's name, whatever it holds.
+        """
         columns = list(dict.fromkeys(columns))
+        names = {name: (names or {}).get(name, name) for name in columns}
         if self.backend == "pandas":
-            return nw.from_native(_pandas_to_polars(self.native, columns, keys).lazy())
+            return nw.from_native(_pandas_to_polars(self.native, columns, keys).rename(names).lazy())
         if self.lazy is not None:
-            return self.lazy.select(columns)
+            return self.engine.renamed(self.lazy, names)
         # another eager frame (pyarrow, modin ...): the columns needed, read by polars
-        return nw.from_native(_narwhals(self.native).select(columns).to_polars().lazy())
+        return nw.from_native(_narwhals(self.native).select(columns).to_polars().rename(names).lazy())
 
     def n_rows_known(self) -> int | None:
         """The number of rows when it is known without a pass over the data (in-memory frames)."""
@@ -233,8 +238,12 @@ def detect(data: Any) -> Source:
     if isinstance(frame, nw.DataFrame):  # an eager frame (pyarrow, modin, cudf ...): read by polars
         kind = "pyarrow" if implementation.is_pyarrow() else backend
         return Source(data, backend, True, POLARS_MEMORY, Output(kind, {}, implementation), names)
-    engine = DUCKDB if implementation.is_duckdb() else GENERIC.named(_ENGINE_NAMES.get(backend,
-                                                                                                     backend))
+    if implementation.is_duckdb():
+        engine = DUCKDB
+    elif implementation.is_pyspark() or implementation.is_pyspark_connect():
+        engine = SPARK
+    else:
+        engine = GENERIC.named(_ENGINE_NAMES.get(backend, backend))
     return Source(data, backend, False, engine, POLARS, names, limit, partial_sums, lazy=frame)
 
 

@@ -107,3 +107,19 @@ def test_dask_has_no_ordered_windows_so_cells_only(dd):
         assert not collected.ties.stored_sums
         with pytest.raises(InputError, match="dask has no ordered window sums"):
             auroc(sql_input(data, partial_sums="always"), "y", "s")
+
+
+# ------------------------------------------------------------------ names that need quoting
+def test_names_with_dots_backticks_and_quotes_on_every_engine(ibis, dd):
+    """The reader names columns internally: a caller's name may hold anything an engine would parse."""
+    duckdb = pytest.importorskip("duckdb")
+    frame = pl.DataFrame({"out.come": [1, 0, 1, 0, 1, 0], 'sc "o` re': [0.9, 0.8, 0.7, 0.2, 0.7, 0.1],
+                          "site.a": ["x", "x", "y", "y", "x", "y"]})
+    expected = aucpr(frame, "out.come", 'sc "o` re', by="site.a", estimator="all").to_frame()
+    for data in (frame.to_arrow(), duckdb.from_arrow(frame.to_arrow()), ibis.memtable(frame.to_arrow()),
+                 dd.from_pandas(frame.to_pandas(), npartitions=2)):
+        got = aucpr(data, "out.come", 'sc "o` re', by="site.a", estimator="all").to_frame()
+        assert arrow_as_polars(got).equals(expected), type(data).__name__
+    with pytest.raises(InputError, match="`score` column 'sc \"o` re': 1; first rows: \\[5\\]"):
+        aucpr(duckdb.from_arrow(frame.with_columns(pl.col('sc "o` re').replace(0.1, None)).to_arrow()),
+              "out.come", 'sc "o` re')

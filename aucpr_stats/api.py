@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import attrs
-
 from . import _validate
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, ESTIMATORS
 from .estimators.registry import records
 from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .estimators.engine import evaluate
 from .estimators.partial import partial_iv
-from .request import open_data
+from .front_door import front_door
+from .ingest import read
+from .request import Request
 from .results import AucprResult, AurocResult, EstimateResult
 
-__all__ = ["aucpr", "auroc"]
+__all__ = ["aucpr", "auroc", "estimate"]
 
 _RESULTS = {"aucpr": AucprResult, "auroc": AurocResult}
 
@@ -39,40 +39,48 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     chosen = records(metric, names, ties, prevalence=prevalence, window=window)
     names = tuple(record.name for record in chosen)  # a partial area's label ("a_prime, specificity 0.8-1")
     # what the records need from the data (an engine may collapse runs of negatives, or add up partial sums)
-    request, ingested = open_data(metric, data_or_formula, data, outcome, score, by, positive=positive,
-                                  missing=missing, fold=fold, negative=negative, direction=direction,
-                                  unused_levels=unused_levels, weights=weights, cluster=cluster,
-                                  prevalence=prevalence, metric=metric, records=chosen, ties=ties, stacklevel=3)
-    result = _RESULTS[metric](
+    request = front_door(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
+                         fold=fold, negative=negative, direction=direction, unused_levels=unused_levels,
+                         weights=weights, cluster=cluster, prevalence=prevalence, metric=metric, records=chosen,
+                         ties=ties)
+    return estimate(request, stacklevel=4)
+
+
+def estimate(request: Request, stacklevel: int = 2) -> EstimateResult:
+    """The result of a request: its records over every group of its data (the step after the front door).
+
+    :func:`aucpr` and :func:`auroc` are :func:`~aucpr_stats.front_door.front_door`
+    then this; a test or a tool that builds its own request (another
+    :class:`~aucpr_stats.tables.Tuning`, say) gets the same result type.
+
+    Parameters
+    ----------
+    request : Request
+        With a metric and its estimator records.
+    stacklevel : int
+        Of the warnings (degenerate groups, missing keys, the direction chosen), as
+        :func:`warnings.warn` counts it from the caller of the reader.
+    """
+    ingested = read(request, stacklevel=stacklevel)
+    chosen = request.records
+    return _RESULTS[request.metric](
         ties=ingested.ties,
         keys=ingested.keys,
         by=ingested.key_columns,
-        estimators=names,
+        estimators=tuple(record.name for record in chosen),
         estimates=evaluate(ingested.ties, chosen),
-        records=tuple(chosen),
+        records=chosen,
         notes=ingested.notes,
         frame_kind=ingested.kind,
         outcome=ingested.spec.outcome,
         score=ingested.spec.score,
-        options={"positive": positive, "negative": ingested.spec.negative, "missing": missing, "ties": ties,
-                 "direction": _direction_option(ingested), "unused_levels": unused_levels,
-                 **({} if window is None else {"partial": window.as_dict()}),
-                 **({} if prevalence is None else {"prevalence": prevalence}),
-                 **({} if ingested.spec.weights is None else {"weights": ingested.spec.weights}),
-                 **({} if cluster is None else {"cluster": ingested.clusters.column})},
+        request=request,
+        directions=ingested.directions,
         clusters=ingested.clusters,
         weighted_cells=ingested.weighted_cells,
         weight_sums=ingested.weight_sums,
+        **({} if ingested.folds is None else {"folds": ingested.folds}),  # aucpr(fold=): the caller's folds
     )
-    if ingested.folds is None:
-        return result
-    return attrs.evolve(result, options={**result.options, "fold": ingested.folds.column}, folds=ingested.folds)
-
-
-def _direction_option(ingested) -> Any:
-    """The direction the scores were read in: one word, or a dict by score when they differ (``"auto"``)."""
-    chosen = set(ingested.directions.values())
-    return chosen.pop() if len(chosen) == 1 else dict(ingested.directions)
 
 
 def aucpr(
@@ -167,7 +175,7 @@ def aucpr(
         ``"auto"``: chosen per score column from the data by pROC's rule (the
         score points up when the median score of the negatives is at most
         that of the positives), pooled over groups, reported in a
-        ``DirectionWarning`` and in ``result.options["direction"]``; choosing
+        ``DirectionWarning`` and in ``result.direction``; choosing
         it from the data biases the area upward.
     unused_levels : {"keep", "drop"}
         ``"keep"`` (default): a grouping column with declared levels (a pandas
@@ -321,7 +329,7 @@ def auroc(
         ``"auto"``: chosen per score column from the data by pROC's rule (the
         score points up when the median score of the negatives is at most
         that of the positives), pooled over groups, reported in a
-        ``DirectionWarning`` and in ``result.options["direction"]``; choosing
+        ``DirectionWarning`` and in ``result.direction``; choosing
         it from the data biases the area upward.
     unused_levels : {"keep", "drop"}
         ``"keep"`` (default): a grouping column with declared levels (a pandas

@@ -21,7 +21,7 @@ from .estimators.engine import evaluate
 from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .exceptions import InputTypeError, SmallSampleWarning
 from .ingest import SqlInput, detect, is_data
-from .request import open_data
+from .front_door import open_data
 from .results import AurocResult
 
 __all__ = ["sql_sums", "SUM_COLUMNS"]

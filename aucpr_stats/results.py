@@ -14,83 +14,14 @@ import numpy as np
 import polars as pl
 
 from . import _frames
-from ._validate import SCORE_KEY
 from .exceptions import InputError
+from .grouped import GroupedResult
 from .report.display import direction_phrase, html_display
 from .report.publication import publication_table
 from .report.text import text_table
 from .ties import TieTable
 
-__all__ = ["GroupedResult", "EstimateResult", "AucprResult", "AurocResult", "direction_signs", "html_display",
-           "read_direction"]
-
-
-def read_direction(directions: dict) -> Any:
-    """The direction the scores were read in: one word, or a dict by score when they differ (``"auto"``)."""
-    chosen = set(directions.values())
-    return chosen.pop() if len(chosen) == 1 else dict(directions)
-
-
-def direction_signs(direction: Any, keys: pl.DataFrame, score: Any) -> np.ndarray:
-    """Per group, 1.0 where its score was read as given and -1.0 where it was negated (``direction="lower"``).
-
-    ``direction`` is the word every score was read in (``"higher"`` or
-    ``"lower"``), or a dict by score when ``direction="auto"`` read them
-    different ways; with several scores ``keys`` holds the ``score`` key
-    column that names each group's score. Thresholds read off a tie table
-    are multiplied by the sign to return to the caller's scores.
-    """
-    n_groups = keys.height
-    if not isinstance(direction, dict):
-        return np.full(n_groups, -1.0 if direction == "lower" else 1.0)
-    names = keys[SCORE_KEY].to_list() if isinstance(score, tuple) else [score] * n_groups
-    return np.array([-1.0 if direction.get(name) == "lower" else 1.0 for name in names])
-
-
-class GroupedResult:
-    """What every per-group result shares: counts read off its tie tables (``self.ties``) and its key columns.
-
-    The class needs ``ties``, ``keys`` (one row per group) and ``by`` (the key columns).
-    """
-
-    __slots__ = ()
-
-    def key_frame(self, groups: np.ndarray) -> pl.DataFrame:
-        """The key columns of the given groups, one row each (an empty frame when ungrouped)."""
-        if not self.by:
-            return pl.DataFrame()
-        keys = self.keys.select(self.by)
-        return keys[np.asarray(groups, dtype=np.int64).tolist()] if len(groups) else keys.clear()
-
-    def with_keys(self, body: pl.DataFrame, groups: np.ndarray) -> pl.DataFrame:
-        """``body`` (one row per entry of ``groups``) with the key columns of those groups in front."""
-        if not self.by:
-            return body
-        shared = sorted(set(self.by) & set(body.columns))
-        if shared:  # ingest refuses such key names; a result built by hand may still hold them
-            raise InputError(f"group key column(s) {shared} have the names of result columns; rename them")
-        return pl.concat([self.key_frame(groups), body], how="horizontal")
-
-    @property
-    def n_groups(self) -> int:
-        """Number of groups (1 when ungrouped)."""
-        return self.ties.n_segments
-
-    @property
-    def n_pos(self) -> np.ndarray:
-        """Positives per group."""
-        return self.ties.n_pos
-
-    @property
-    def n_neg(self) -> np.ndarray:
-        """Negatives per group."""
-        return self.ties.n_neg
-
-    @property
-    def prevalence(self) -> np.ndarray:
-        """Observed proportion of positives per group (NaN for an empty group)."""
-        total = self.n_pos + self.n_neg
-        return np.divide(self.n_pos, total, out=np.full(total.shape, np.nan), where=total > 0)
+__all__ = ["EstimateResult", "AucprResult", "AurocResult"]
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -118,8 +49,12 @@ class EstimateResult(GroupedResult):
     score : str or tuple of str
         Score column name; a tuple when several scores were given (then
         ``by`` ends with the ``score`` key column).
-    options : dict
-        Arguments of the call that later computations reuse (e.g. ``positive``).
+    request : Request, optional
+        The call's checked data arguments (:class:`~aucpr_stats.request.Request`):
+        its design (weights, clusters, folds, a stated prevalence), ``ties=``,
+        the outcome's levels. None for a result built from tables by hand.
+    directions : dict
+        The direction each score was read in (``direction=``; ``"auto"`` resolved).
     records : tuple of Estimator
         The registry records of ``estimators``, as chosen when estimating
         (under ``ties=``, at a stated prevalence, over a partial area's
@@ -138,8 +73,9 @@ class EstimateResult(GroupedResult):
     frame_kind: str
     outcome: str
     score: str
-    options: dict = attrs.field(factory=dict)
     records: tuple = attrs.field(kw_only=True, converter=tuple)
+    request: Any = attrs.field(default=None, kw_only=True)
+    directions: dict = attrs.field(factory=dict, kw_only=True)
     #: With ``cluster=``: tie tables per (group, cluster) (:class:`aucpr_stats.ingest.FoldTables`), else None.
     clusters: Any = attrs.field(default=None, kw_only=True)
     #: With ``weights=``: the rows per (score, weight) cell (:class:`aucpr_stats.ingest.weights.WeightedCells`).
@@ -225,7 +161,7 @@ class EstimateResult(GroupedResult):
 
     def _stated_prevalence(self, n_rows: int) -> dict:
         """A ``stated_prevalence`` column when the estimates are at a stated population prevalence."""
-        stated = self.options.get("prevalence")
+        stated = self.stated_prevalence
         return {} if stated is None else {"stated_prevalence": np.full(n_rows, float(stated))}
 
     def to_polars(self) -> pl.DataFrame:
@@ -258,14 +194,14 @@ class EstimateResult(GroupedResult):
         groups = [c for c in self.by if not (several and c == "score")]
         grouping = f", by {', '.join(groups)}" if groups else ""
         scores = ", ".join(self.score) if several else self.score
-        stated = self.options.get("prevalence")
+        stated = self.stated_prevalence
         at = "" if stated is None else f", at a stated prevalence of {stated:g}"
         return (f"{self.metric_label} of {scores} for outcome {self.outcome}{grouping}{at}"
                 f"{self._direction_text()}")
 
     def _direction_text(self) -> str:
         """``"; lower scores predict the positive outcome"`` when a score was read reversed (``direction=``)."""
-        return direction_phrase(self.options.get("direction", "higher"))
+        return direction_phrase(self.direction)
 
     def _repr_html_(self) -> str:
         """The notebook display: the heading and the table of estimates."""

@@ -20,7 +20,7 @@ import aucpr_stats
 from aucpr_stats.estimators.engine import evaluate
 from aucpr_stats.estimators.registry import records
 from aucpr_stats.ingest import read
-from aucpr_stats.request import front_door
+from aucpr_stats.front_door import front_door
 from aucpr_stats.ties import TieTable
 from aucpr_stats.tables import Tuning, pivots_from_sample, rank_among, sort_classes, tie_table_from_classes
 from aucpr_stats.estimators import PR_ESTIMATORS

@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from aucpr_stats.ingest import detect, read
-from aucpr_stats.request import front_door
+from aucpr_stats.front_door import front_door
 
 
 def ingest(data, by):

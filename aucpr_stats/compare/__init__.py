@@ -23,7 +23,7 @@ from ..exceptions import InputError
 from ..estimators.partial import partial_iv
 from ..estimators.registry import records
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
-from ..request import open_data
+from ..front_door import open_data
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
 from .clustered import compare_paired_clustered

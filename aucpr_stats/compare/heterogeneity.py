@@ -64,7 +64,7 @@ from ..intervals.registry import design_of
 from ..intervals.boundaries import BOUNDARY_NOTE
 from ..report.cells import format_p
 from ..report.text import text_table
-from ..results import html_display
+from ..report.display import html_display
 from .jackknife import pooled_test, result_jackknife, weighted_spread, welch_test
 
 __all__ = [

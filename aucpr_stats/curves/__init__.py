@@ -19,8 +19,7 @@ from .._validate import integer_iv, probability_iv
 from ..exceptions import InputError
 from ..estimators.prevalence import at_prevalence
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
-from ..request import open_data
-from ..results import read_direction
+from ..front_door import open_data
 from .bands import BAND_METHODS, BandResult
 from .points import CURVE_METHODS, pr_step, roc_step
 from .results import PrCurveResult, RocCurveResult
@@ -54,15 +53,9 @@ def _curve(cls, function, data_or_formula, data, outcome, score, by, positive, m
                                   prevalence=prevalence, ties=ties, grid=grid, stacklevel=3)
     # weighted counts (weights=) or negatives reweighted to the stated prevalence: the curve is read off them
     table = ingested.ties if prevalence is None else at_prevalence(ingested.ties, prevalence)
-    design = {} if ingested.spec.weights is None else {"weights": ingested.spec.weights}
-    if cluster is not None:
-        design["cluster"] = ingested.clusters.column
     return cls(ties=table, keys=ingested.keys, by=ingested.key_columns, notes=ingested.notes,
-               frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
-               options={"positive": positive, "negative": ingested.spec.negative, "missing": missing, "ties": ties,
-                        "direction": read_direction(ingested.directions), "unused_levels": unused_levels, **design, **({} if grid is None else {"grid": grid}),
-                        **({} if prevalence is None else {"prevalence": prevalence})},
-               clusters=ingested.clusters)
+               frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score, request=request,
+               directions=ingested.directions, clusters=ingested.clusters)
 
 
 def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: str | Sequence[str] | None = None,
@@ -102,7 +95,7 @@ def pr_curve(data_or_formula: Any = None, /, outcome: str | None = None, score: 
         ``threshold`` column stays on the caller's scale, a case called
         positive when its score is ``<= threshold``), ``"auto"`` pROC's rule,
         reported in a ``DirectionWarning``. The direction read is in
-        ``result.options["direction"]``.
+        ``result.direction``.
     unused_levels : {"keep", "drop"}
         Declared levels of the grouping columns without rows: a NaN curve
         with a note (default), or dropped; as in :func:`aucpr_stats.aucpr`.

@@ -57,7 +57,7 @@ from ..resample import Streams, exceedance_at_order_statistics
 from ..plot.curves import plot_band
 from ..report.display import TabularResult
 from ..ties import TieTable
-from ..results import GroupedResult
+from ..grouped import GroupedResult
 from .points import pr_step, step_quantile_rank
 from .smoothing import (
     ClassSample,

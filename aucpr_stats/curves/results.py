@@ -18,7 +18,7 @@ import polars as pl
 from .. import _frames, _validate
 from ..exceptions import InputError
 from ..report.display import TabularResult, direction_phrase, html_display
-from ..results import GroupedResult, direction_signs
+from ..grouped import GroupedResult, direction_signs
 from ..plot.curves import plot_curve
 from ..ties import TieTable
 from .bands import BandResult, pr_band
@@ -48,7 +48,10 @@ class _CurveResult(TabularResult, GroupedResult):
     frame_kind: str
     outcome: str
     score: str
-    options: dict = attrs.field(factory=dict)
+    #: The call's checked data arguments (:class:`~aucpr_stats.request.Request`): design, ``ties=``, ``grid=``.
+    request: Any = attrs.field(default=None, kw_only=True)
+    #: The direction each score was read in (``direction=``).
+    directions: dict = attrs.field(factory=dict, kw_only=True)
     #: With ``cluster=``: tie tables per (group, cluster) (:class:`aucpr_stats.ingest.FoldTables`), for ROC bands.
     clusters: Any = attrs.field(default=None, kw_only=True)
 
@@ -67,7 +70,7 @@ class _CurveResult(TabularResult, GroupedResult):
 
     def _caller_thresholds(self, threshold: np.ndarray, groups: np.ndarray) -> np.ndarray:
         """Thresholds of the tie table back on the caller's scores: negated for a score read ``direction="lower"``."""
-        signs = direction_signs(self.options.get("direction", "higher"), self.keys, self.score)
+        signs = direction_signs(self.direction, self.keys, self.score)
         if np.all(signs > 0):
             return threshold
         reversed_rows = signs[groups] < 0
@@ -98,7 +101,7 @@ class _CurveResult(TabularResult, GroupedResult):
         groups = [c for c in self.by if not (several and c == "score")]
         scores = ", ".join(self.score) if several else self.score
         grouping = f", by {', '.join(groups)}" if groups else ""
-        direction = direction_phrase(self.options.get("direction", "higher"))
+        direction = direction_phrase(self.direction)
         return f"{label}{'s' * several} of {scores} for outcome {self.outcome}{grouping}{direction}"
 
     def groups_frame(self):
@@ -134,11 +137,13 @@ def refuse_weighted_band(curve) -> None:
 
     Nor for a curve thinned to a grid (``grid=``): the resampling needs every tie row.
     """
-    if curve.options.get("grid") is not None:
+    grid = curve.request.reduction.grid if curve.request is not None else None
+    if grid is not None:
         raise InputError(f"bands and intervals resample every point of the curve, and this curve keeps only the "
-                         f"points at a grid (grid={curve.options['grid']}); make the curve without `grid=` "
-                         "(on DuckDB or Spark, under max_tie_rows: aucpr_stats.ingest.sql_input)")
-    design = [f"`{name}=`" for name in ("weights", "prevalence") if curve.options.get(name) is not None]
+                         f"points at a grid (grid={grid}); make the curve without `grid=` "
+                         "(on an engine, under max_tie_rows: aucpr_stats.sql_input)")
+    design = [f"`{name}=`" for name, value in (("weights", curve.design.weights),
+                                               ("prevalence", curve.design.prevalence)) if value is not None]
     if curve.clusters is not None and curve.curve == "pr":
         design.append("`cluster=`")
     if design:
@@ -184,7 +189,7 @@ class PrCurveResult(_CurveResult):
     @property
     def tie_blocks(self) -> str:
         """The ``ties=`` option the curve was made with (``"interpolate"`` by default)."""
-        return self.options.get("ties", "interpolate")
+        return self.ties_rule
 
     def values_at(self, recall: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray | None]:
         if method == "step":

@@ -45,7 +45,7 @@ from ..exceptions import InputError, InputTypeError
 from ..report.display import TabularResult
 from ..resample import Streams, replicate_chunks
 from ..resample.designs import ClusterUnits
-from ..results import GroupedResult
+from ..grouped import GroupedResult
 from ..ties import TieTable
 from .points import grid_iv, roc_interpolated
 

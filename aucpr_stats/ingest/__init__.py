@@ -33,13 +33,13 @@ from .._validate import SCORE_KEY, ColumnSpec
 from ..exceptions import InputError, InputTypeError, TieTableTooLarge
 from ..tables import (keep_segments, merge_units, regroup_cells, spread_paired, spread_segments, summed_table,
                       ties_from_cells)
+from ..request import ROW_ID
 from ..ties import TieTable
 from ..estimators.from_sums import statistics_from_sums
 from . import cells as engine_cells
 from .checks import NO_ROWS, check_stats
 from .coding import Coding, check_score_types, coding_of
 from .direction import warn_auto_direction
-from .engines import ROW_ID
 from .exact_scores import float_expressions, needs_bounds
 from .levels import DROPPED_NOTE, UNUSED_NOTE, expand_levels, warn_missing_keys
 from .notes import group_notes, warn_degenerate, zero_weight_notes
@@ -50,7 +50,7 @@ from .sums import summed_rows, sums_query
 from .weights import check_weights
 
 __all__ = ["Ingested", "FoldTables", "read", "detect", "is_data", "sql_input", "SqlInput", "Source",
-           "MAX_TIE_ROWS", "PARTIAL_SUMS", "ROW_ID"]
+           "MAX_TIE_ROWS", "PARTIAL_SUMS"]
 
 
 @attrs.frozen(eq=False)

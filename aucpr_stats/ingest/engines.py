@@ -37,13 +37,10 @@ from ..exceptions import InputError
 from ..tables import pivots_from_sample
 
 __all__ = ["Engine", "PolarsEngine", "DuckDBEngine", "SparkEngine", "GENERIC", "DUCKDB", "SPARK", "POLARS_MEMORY",
-           "POLARS_STREAMING", "open_parquet", "ROW", "ROW_ID"]
+           "POLARS_STREAMING", "open_parquet", "ROW"]
 
 #: The internal name of the row-number column.
 ROW = "__aucpr_row"
-
-#: The unit column of a weighted paired comparison: every row its own cluster, numbered in memory.
-ROW_ID = "row_id_of_aucpr_stats"
 
 
 def _with_declared_levels(frame: nw.LazyFrame, collected: pl.DataFrame) -> pl.DataFrame:

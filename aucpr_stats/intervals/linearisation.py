@@ -386,7 +386,7 @@ def _ap_design_variance(request) -> InfluenceVariance:
     """
     if "influence" not in request.extras:
         result = request.result
-        prevalence = result.options.get("prevalence")
+        prevalence = result.stated_prevalence
         tie_blocks = request.estimators[0].ties  # served: average precision only, one record
         gradient = average_precision_gradient(result.ties, tie_blocks,
                                               None if prevalence is None else float(prevalence))

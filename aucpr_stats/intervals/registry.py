@@ -254,12 +254,11 @@ PR_METHODS = tuple(INTERVAL_METHODS["aucpr"])
 
 
 def design_of(result) -> str:
-    """The result's design: ``"cluster"`` (``cluster=``, with or without weights), ``"weights"`` or ``"rows"``."""
-    if getattr(result, "clusters", None) is not None:
-        return "cluster"
-    if getattr(result, "weight_sums", None) is not None:
-        return "weights"
-    return "rows"
+    """The result's design: ``"cluster"`` (``cluster=``, with or without weights), ``"weights"`` or ``"rows"``.
+
+    Read off the request the result keeps (:attr:`~aucpr_stats.grouped.GroupedResult.design`).
+    """
+    return result.design.kind
 
 
 def default_method(result) -> str:
@@ -278,7 +277,7 @@ def default_method(result) -> str:
     design = design_of(result)
     if any(is_partial(record) for record in result.estimator_records()):
         return "bootstrap"
-    if result.options.get("prevalence") is not None and result.metric == "aucpr":
+    if result.stated_prevalence is not None and result.metric == "aucpr":
         return "bootstrap"
     if design == "cluster":
         return "obuchowski" if result.metric == "auroc" else "bootstrap"

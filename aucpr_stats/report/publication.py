@@ -219,14 +219,14 @@ def _footnote(results: list, estimators_by_metric: dict, methods_by_metric: dict
 
 def _design_text(result: Any) -> str:
     """The study design a result was estimated with (weights, clusters, a stated prevalence), for the footnote."""
-    options = getattr(result, "options", {})
+    design = result.design
     parts = []
-    if options.get("weights") is not None:
-        parts.append(f"rows weighted by {options['weights']}")
-    if options.get("cluster") is not None:
-        parts.append(f"rows clustered by {options['cluster']}")
-    if options.get("prevalence") is not None:
-        parts.append(f"at a stated prevalence of {options['prevalence']:g}")
+    if design.weights is not None:
+        parts.append(f"rows weighted by {design.weights}")
+    if design.cluster is not None:
+        parts.append(f"rows clustered by {design.cluster}")
+    if design.prevalence is not None:
+        parts.append(f"at a stated prevalence of {design.prevalence:g}")
     return "".join(f"; {part}" for part in parts)
 
 

@@ -32,7 +32,6 @@ import polars as pl
 
 from ..estimators.engine import evaluate
 from ..estimators.registry import Estimator
-from ..estimators.tie_blocks import DEFAULT_TIES
 from ..exceptions import InputError, InputTypeError
 from ..ingest.notes import group_notes
 from ..intervals import INTERVAL_METHODS, IntervalMethod, conf_int_frame
@@ -72,8 +71,7 @@ def simulated_result(ties: TieTable, metric: str, records: Sequence[Estimator], 
     return _RESULTS[metric](ties=ties, keys=keys, by=("sim",), estimators=tuple(r.name for r in records),
                             estimates=estimates.reshape(n, len(records)),
                             notes=tuple(group_notes(ties.n_pos, ties.n_neg)), frame_kind="polars",
-                            outcome="outcome", score="score",
-                            options={"ties": records[0].ties if records else DEFAULT_TIES}, records=records)
+                            outcome="outcome", score="score", records=records)
 
 
 def study_methods(metric: str, estimator: Estimator, design: str = "rows") -> list[str]:

@@ -11,14 +11,14 @@ import polars as pl
 
 from .. import _validate
 from ..exceptions import InputError, InputTypeError
-from ..request import open_data
-from ..results import direction_signs, read_direction
+from ..front_door import open_data
+from ..grouped import direction_signs, read_direction
 from ..ties import TieTable
 from .design import cutoff_units
 from .measures import CutoffCounts
 from .points import ThresholdPoints, all_thresholds, best_mask, counts_at, criterion
 from .proportions import PROPORTION_METHODS, bayes_values
-from .result import CUTOFF_COLUMNS, CutoffResult
+from .result import CUTOFF_COLUMNS, CutoffResult, CutoffSettings
 
 __all__ = ["CRITERIA", "DIRECTIONS", "DIRECTION_ALIASES", "cutoffs"]
 
@@ -176,7 +176,7 @@ def cutoffs(
         everything after it). pROC's ``"<"`` and ``">"`` are accepted as
         aliases of ``"higher"`` and ``"lower"``; the result reports
         ``"higher"``/``"lower"`` (the ``direction`` column and
-        ``options["direction"]``).
+        ``result.direction``).
     best_weights : (cost, prevalence)
         pROC's ``best.weights``: ``r = (1 - prevalence) / (cost * prevalence)``
         weighs specificity against sensitivity in the criteria; ``(1, 0.5)``
@@ -275,11 +275,9 @@ def cutoffs(
     return CutoffResult(
         ties=ingested.ties, keys=ingested.keys, by=ingested.key_columns, groups=counts.group, body=body,
         frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
-        options={"threshold": threshold, "level": level, "method": method, "prevalence": prevalence,
-                 "direction": read_as, "best_weights": best, "positive": positive,
-                 "negative": ingested.spec.negative, "missing": missing, "unused_levels": unused_levels,
-                 **{k: v for k, v in (("weights", ingested.spec.weights), ("cluster", cluster)) if v is not None}},
-        counts=counts,
+        settings=CutoffSettings(threshold=threshold, level=level, method=method, prevalence=prevalence,
+                                best_weights=best),
+        request=request, directions=ingested.directions, counts=counts,
     )
 
 

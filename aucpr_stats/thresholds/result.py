@@ -14,7 +14,7 @@ from ..exceptions import InputError
 from ..report.cells import format_cell, level_text
 from ..report.display import TabularResult, direction_phrase
 from ..report.table import PublicationTable
-from ..results import GroupedResult
+from ..grouped import GroupedResult
 from ..ties import TieTable
 from .measures import MEASURES, PREVALENCE_METHOD, CutoffCounts, long_frame, methods_iv
 
@@ -29,6 +29,32 @@ CUTOFF_COLUMNS = (
 
 _METHOD_LABELS = {"wilson": "Wilson", "clopper_pearson": "Clopper-Pearson", PREVALENCE_METHOD: "logit"}
 _MEASURE_LABELS = {"sensitivity": "Sensitivity", "specificity": "Specificity", "ppv": "PPV", "npv": "NPV"}
+
+
+@attrs.frozen
+class CutoffSettings:
+    """The cut-off call's own arguments, checked: what ``conf_int()``, ``summary()`` and ``table()`` default to.
+
+    Attributes
+    ----------
+    threshold : tuple
+        The thresholds asked for (criteria and numbers), in order.
+    level : float
+    method : {"wilson", "clopper_pearson"}
+    prevalence : float or None
+        The prevalence PPV and NPV are reported at (None: the observed one).
+    best_weights : (float, float)
+        pROC's ``best.weights`` (cost, prevalence).
+    """
+
+    threshold: Any
+    level: float
+    method: str
+    prevalence: float | None
+    best_weights: tuple
+
+    def as_dict(self) -> dict:
+        return attrs.asdict(self, recurse=False)
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -57,10 +83,13 @@ class CutoffResult(TabularResult, GroupedResult):
     frame_kind : {"pandas", "polars"}
     outcome : str
     score : str or tuple of str
-    options : dict
-        ``threshold``, ``level``, ``method``, ``prevalence``, ``direction``
-        (``"higher"`` or ``"lower"``, a dict by score when ``"auto"`` read
-        them different ways), ``best_weights`` ...
+    settings : CutoffSettings
+        ``threshold``, ``level``, ``method``, ``prevalence``, ``best_weights``.
+    request : Request, optional
+        The call's checked data arguments (design, outcome levels).
+    directions : dict
+        The direction each score was read in (:attr:`direction`: ``"higher"``
+        or ``"lower"``, a dict by score when ``"auto"`` read them different ways).
     counts : CutoffCounts
         What the intervals are computed from (:mod:`.measures`).
     """
@@ -73,7 +102,9 @@ class CutoffResult(TabularResult, GroupedResult):
     frame_kind: str
     outcome: str
     score: Any
-    options: dict = attrs.field(factory=dict)
+    settings: CutoffSettings
+    request: Any = attrs.field(default=None, kw_only=True)
+    directions: dict = attrs.field(factory=dict, kw_only=True)
     counts: CutoffCounts | None = attrs.field(default=None, eq=False, kw_only=True)
 
     def to_polars(self) -> pl.DataFrame:
@@ -98,10 +129,10 @@ class CutoffResult(TabularResult, GroupedResult):
 
     def conf_int_polars(self, method: str | Sequence[str] | None = None, level: float | None = None) -> pl.DataFrame:
         """:meth:`conf_int` as a polars DataFrame, whatever the caller's frame type."""
-        methods = methods_iv(method, self.options["method"])
-        level = self.options["level"] if level is None else _validate.level_iv(level)
+        methods = methods_iv(method, self.settings.method)
+        level = self.settings.level if level is None else _validate.level_iv(level)
         keys = self.key_frame(self.groups) if self.by else None
-        return long_frame(self.body, self.counts, methods, level, self.options.get("prevalence"), keys)
+        return long_frame(self.body, self.counts, methods, level, self.settings.prevalence, keys)
 
     def conf_int(self, method: str | Sequence[str] | None = None, level: float | None = None):
         """Intervals of sensitivity, specificity, PPV and NPV: one row per group, threshold, measure and method.
@@ -136,17 +167,17 @@ class CutoffResult(TabularResult, GroupedResult):
         groups = [c for c in self.by if not (several and c == "score")]
         scores = ", ".join(self.score) if several else self.score
         grouping = f", by {', '.join(groups)}" if groups else ""
-        method = _METHOD_LABELS[method or self.options["method"]]
-        level = self.options["level"] if level is None else level
-        prevalence = self.options.get("prevalence")
+        method = _METHOD_LABELS[method or self.settings.method]
+        level = self.settings.level if level is None else level
+        prevalence = self.settings.prevalence
         at = "observed prevalence" if prevalence is None else f"prevalence {prevalence:g} (logit intervals)"
-        direction = direction_phrase(self.options.get("direction", "higher"))
+        direction = direction_phrase(self.direction)
         return (f"Cut-offs of {scores} for outcome {self.outcome}{grouping}{direction} "
                 f"({method} {level_text(level)} intervals; PPV and NPV at {at})")
 
     def _cells(self, digits: int, method: str | None, level: float | None, sep: str = "\u2013") -> pl.DataFrame:
         """Keys, criterion, threshold, counts and one ``"estimate (lower–upper)"`` column per measure."""
-        method = methods_iv(method, self.options["method"])
+        method = methods_iv(method, self.settings.method)
         if len(method) != 1:
             raise InputError(f"`method` must name one interval method for a table; got {list(method)}")
         long = self.conf_int_polars(method[0], level)
@@ -174,7 +205,7 @@ class CutoffResult(TabularResult, GroupedResult):
         ``sep`` as in :func:`aucpr_stats.publication_table`. Render it with
         ``.to_markdown()``, ``.to_latex()``, ``.to_html()`` ...
         """
-        level = self.options["level"] if level is None else _validate.level_iv(level)
+        level = self.settings.level if level is None else _validate.level_iv(level)
         digits = _validate.integer_iv(digits, "digits", 0)
         cells = self._cells(digits, method, level, sep)
         ci = f" ({level_text(level)} CI)"
@@ -189,8 +220,8 @@ class CutoffResult(TabularResult, GroupedResult):
                                 frame_kind=self.frame_kind)
 
     def __repr__(self) -> str:
-        return (f"CutoffResult(threshold={self.options['threshold']!r}, by={list(self.by)}, groups={self.n_groups}, "
-                f"rows={self.n_rows}, method={self.options['method']!r}, level={self.options['level']})")
+        return (f"CutoffResult(threshold={self.settings.threshold!r}, by={list(self.by)}, groups={self.n_groups}, "
+                f"rows={self.n_rows}, method={self.settings.method!r}, level={self.settings.level})")
 
 
 def _threshold_text(value: Any) -> str:

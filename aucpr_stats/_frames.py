@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import attrs
+import narwhals as nw
 import polars as pl
 
 __all__ = ["Output", "POLARS", "to_caller"]
@@ -60,13 +61,12 @@ def to_caller(frame: pl.DataFrame, output: Output | str):
         return _to_pandas(frame, output.categories if isinstance(output, Output) else {})
     if kind == "pyarrow":
         return frame.to_arrow()
-    import narwhals as nw  # another eager library: through Arrow, as narwhals builds its frames
-
+    # another eager library: through Arrow, as narwhals builds its frames
     return nw.from_arrow(frame.to_arrow(), backend=output.implementation).to_native()
 
 
 def _to_pandas(frame: pl.DataFrame, categories: Mapping[str, Any]):
-    import pandas as pd
+    import pandas as pd  # a lazy load: pandas only for a pandas caller
 
     try:
         out = frame.to_pandas()

@@ -24,7 +24,7 @@ from .formula import resolve
 from .ingest import Ingested, read
 from .ingest.checks import check_key_names
 from .ingest.source import detect, is_data
-from .request import ROW_ID, Design, Request, reduction_of
+from .request import Design, Request, reduction_of
 from .tables import DEFAULT_TUNING, Tuning
 
 __all__ = ["front_door", "open_data"]

@@ -14,8 +14,10 @@ import numpy as np
 import polars as pl
 
 from . import _frames
+from .compare.heterogeneity import heterogeneity
 from .exceptions import InputError
 from .grouped import GroupedResult
+from .intervals import conf_int_frame
 from .report.display import direction_phrase, html_display
 from .report.publication import publication_table
 from .report.text import text_table
@@ -288,8 +290,6 @@ class EstimateResult(GroupedResult):
 
     def conf_int_polars(self, method: str | Sequence[str] | None = None, level: float = 0.95, **options: Any):
         """:meth:`conf_int` as polars DataFrames, whatever the caller's frame type."""
-        from .intervals import conf_int_frame
-
         frame, folds = conf_int_frame(self, method, level, **options)
         return frame if folds is None else (frame, folds)
 
@@ -318,8 +318,6 @@ class EstimateResult(GroupedResult):
             ``.statistic``, ``.df``, ``.p_value`` (one test), ``.to_frame()``,
             ``.groups_frame()`` (the groups used and left out, with why).
         """
-        from .compare.heterogeneity import heterogeneity
-
         return heterogeneity(self, method, scale=scale, across=across, **options)
 
 

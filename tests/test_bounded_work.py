@@ -9,7 +9,8 @@ import pytest
 from aucpr_stats import aucpr, auroc, compare, pr_curve
 from aucpr_stats._validate import MAX_N_BOOT
 from aucpr_stats.exceptions import InputError
-from aucpr_stats.resample import budget, bootstrap_estimates, group_batches
+from aucpr_stats.intervals import Bootstrap
+from aucpr_stats.resample import bootstrap_estimates, group_batches
 from aucpr_stats.ties import TieTable
 from tests.conftest import random_scores
 
@@ -40,25 +41,31 @@ def test_group_batches_cover_every_group_once_within_the_budget():
     assert np.concatenate(group_batches(1000, 3)).tolist() == list(range(1000))
 
 
-def test_batched_bootstrap_is_identical_to_one_batch(monkeypatch):
+def test_batched_bootstrap_is_identical_to_one_batch():
     result = aucpr(cohort(), "y", "s", by="g", estimator=["average_precision", "lower_trapezoid"])
     whole = result.conf_int(method="bootstrap", n_boot=150, seed=4)
-    monkeypatch.setattr(budget, "REPLICATE_BUDGET", 2 * 150 * 3)  # three groups per batch: four batches
-    assert len(group_batches(12, 2 * 150)) == 4
-    batched = result.conf_int(method="bootstrap", n_boot=150, seed=4)
+    budget = 2 * 150 * 3  # three groups per batch: four batches
+    assert len(group_batches(12, 2 * 150, budget)) == 4
+    batched = result.conf_int(method=Bootstrap(n_boot=150, rng=4, replicate_budget=budget))
     assert batched.equals(whole)
 
 
-def test_a_request_that_would_not_fit_is_refused_with_its_estimate(monkeypatch):
-    monkeypatch.setattr(budget, "available_memory", lambda: 2**20)  # pretend 1 MiB is free
-    t = TieTable([2.0, 1.0], [3, 1], [1, 3], [0, 2])
-    with pytest.raises(InputError, match=r"a bootstrap of 1 groups x 1,000,000 replicates needs about 8 MiB of memory "
-                                         r"for its replicates, more than the 1 MiB available; lower `n_boot`"):
+def test_a_request_that_would_not_fit_is_refused_with_its_estimate():
+    # 200,000 groups x 1,000,000 replicates of float64: 1.5 TB, more than any machine here has
+    n = 200_000
+    t = TieTable(np.tile([2.0, 1.0], n), np.tile([3, 1], n), np.tile([1, 3], n), np.arange(0, 2 * n + 1, 2))
+    with pytest.raises(InputError, match=r"a bootstrap of 200,000 groups x 1,000,000 replicates needs about [\d.]+ "
+                                         r"GiB of memory for its replicates, more than the [\d.]+ (GiB|MiB) "
+                                         r"available; lower `n_boot`"):
         bootstrap_estimates(t, lambda table: table.n_pos.astype(float), n_boot=1_000_000, seed=1)
+    rng = np.random.default_rng(4)
+    groups = 100_000  # a paired bootstrap keeps every pair's replicates: 2 x 100,000 x 1,000,000 values
+    frame = pl.DataFrame({"g": np.repeat(np.arange(groups), 4), "y": np.tile([1, 0, 1, 0], groups),
+                          "s": rng.normal(size=4 * groups), "s2": rng.normal(size=4 * groups)})
+    with pytest.raises(InputError, match=r"a paired bootstrap of 2 scores x 100,000 groups x 1,000,000 replicates "
+                                         r"needs about"):
+        compare(frame, "y", ["s", "s2"], by="g", metric="aucpr", n_boot=1_000_000)
+    # the batched interval bootstrap holds a budget, not groups x n_boot: a small budget still runs
     df = cohort(400, 4)
-    with pytest.raises(InputError, match=r"a paired bootstrap of 2 scores x 4 groups x 50,000 replicates needs about"):
-        compare(df, "y", ["s", "s2"], by="g", metric="aucpr", n_boot=50_000)
-    # the batched interval bootstrap holds a budget, not groups x n_boot: it still runs
-    monkeypatch.setattr(budget, "REPLICATE_BUDGET", 1000)
-    out = aucpr(df, "y", "s", by="g").conf_int(method="bootstrap", n_boot=500, seed=1)
+    out = aucpr(df, "y", "s", by="g").conf_int(method=Bootstrap(n_boot=500, rng=1, replicate_budget=1000))
     assert out["lower"].is_finite().all()

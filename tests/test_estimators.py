@@ -382,8 +382,8 @@ def test_row_order_and_monotone_transforms_change_nothing(rows, seed):
 
 def test_binormal_area_equals_true_aucpr_of_the_binormal_scenario():
     """Eq. (10) at the true parameters is the scenario's true AUCPR (issue 7's Eq. 2 integral)."""
-    simulate = pytest.importorskip("aucpr_stats.simulate.scenarios")
     from aucpr_stats.estimators.binormal import binormal_area
+    from aucpr_stats.simulate import scenarios as simulate
 
     for mu, pi in [(1.0, 0.1), (2.0, 0.3), (0.5, 0.5), (1.0, 0.02)]:
         assert float(binormal_area(mu, 1.0, pi)) == pytest.approx(simulate.Binormal(mu=mu).true_aucpr(pi), abs=1e-9)

@@ -144,12 +144,11 @@ def random_chains(rng, count):
 
 
 @pytest.mark.parametrize("max_rounds", [64, 1, 2])
-def test_upper_hull_matches_monotone_chain(monkeypatch, max_rounds):
+def test_upper_hull_matches_monotone_chain(max_rounds):
     # max_rounds 1 and 2 force the sequential finish on most segments
-    monkeypatch.setattr(convex, "_MAX_ROUNDS", max_rounds)
     rng = np.random.default_rng(3)
     x, y, offsets = random_chains(rng, 300)
-    got = convex.upper_hull(x, y, offsets)
+    got = convex.upper_hull(x, y, offsets, max_rounds=max_rounds)
     expected = []
     for k in range(offsets.size - 1):
         lo, hi = offsets[k], offsets[k + 1]

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score
 
-from aucpr_stats import aucpr, auroc
+from aucpr_stats import auroc
 from aucpr_stats.estimators import PR_ESTIMATORS, ROC_ESTIMATORS
 from aucpr_stats.estimators.engine import evaluate
 from aucpr_stats.estimators.registry import records

@@ -21,11 +21,8 @@ from statsmodels.stats.meta_analysis import combine_effects
 from statsmodels.stats.multitest import multipletests
 
 from aucpr_stats import aucpr, auroc, compare
-from aucpr_stats.compare.heterogeneity import (
-    HeterogeneityResult,
-    cochran_q,
-    heterogeneity_rows,
-)
+from aucpr_stats.compare.heterogeneity import HeterogeneityResult, cochran_q
+from aucpr_stats.compare.interaction import heterogeneity_rows
 from aucpr_stats.exceptions import (
     DegenerateGroupWarning,
     InputError,

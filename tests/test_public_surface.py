@@ -15,7 +15,6 @@ import pytest
 
 import aucpr_stats
 from aucpr_stats import (
-    DirectionWarning,
     InputError,
     aucpr,
     aucpr_score,

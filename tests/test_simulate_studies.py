@@ -132,7 +132,6 @@ def paper_interval(method, theta, n, level=0.95):
 
 @pytest.mark.parametrize("level", [0.8, 0.95])
 def test_coverage_study_closed_forms_match_per_simulation_loop(level):
-    pytest.importorskip("aucpr_stats.intervals.closed_form")
     scenario = RecordingBinormal(mu=1.0)
     n_total, prevalence, n_sims = 80, 0.25, 40
     out = coverage_study(scenario, n_total=n_total, prevalence=prevalence, estimators="average_precision",
@@ -161,7 +160,6 @@ def test_coverage_study_closed_forms_match_per_simulation_loop(level):
 
 def test_coverage_study_shares_data_with_bias_study():
     # the same seed simulates the same data sets, so the bias ratios agree
-    pytest.importorskip("aucpr_stats.intervals.closed_form")
     kwargs = dict(scenarios="bibeta", n_total=[100, 300], prevalence=0.1, estimators="average_precision",
                   n_sims=50, seed=8)
     cov = coverage_study(**kwargs, methods="binomial")
@@ -187,7 +185,6 @@ def row_bootstrap_interval(frame, n_boot, level, rng):
 
 
 def test_coverage_study_bootstrap_arm_matches_row_bootstrap():
-    pytest.importorskip("aucpr_stats.intervals.bootstrap")
     from aucpr_stats.simulate import studies
 
     captured = {}
@@ -227,7 +224,6 @@ def brute_ap(y, s):
 
 
 def test_coverage_study_cross_validation_arm_matches_loop_in_distribution():
-    pytest.importorskip("aucpr_stats.intervals.cross_validation")
     scenario = RecordingBinormal(mu=1.0)
     n_sims, k, level = 300, 5, 0.9
     out = coverage_study(scenario, n_total=100, prevalence=0.4, estimators="average_precision",
@@ -264,7 +260,6 @@ def test_coverage_study_cross_validation_arm_matches_loop_in_distribution():
 def test_binormal_estimator_converges_to_the_moment_matched_binormal_area(name, shift):
     # Boyd et al. section 4.1: under misspecification the binormal estimator converges to the
     # wrong value, namely the AUCPR of the binormal model with the scenario's means and variances
-    pytest.importorskip("aucpr_stats.estimators.binormal")
     if "binormal" not in PR_ESTIMATORS:
         pytest.skip("binormal estimator not registered")
     out = bias_study(name, n_total=20_000, prevalence=0.1, estimators="binormal", n_sims=20, seed=0)

@@ -188,22 +188,39 @@ def test_paired_bootstrap_same_on_any_number_of_threads(monkeypatch):
     assert runs[0]["lower"].null_count() == 0
 
 
-def test_paired_bootstrap_tiled_runs_match_cell_by_cell(monkeypatch):
+def paired_replicates(frame, ties: str, n_boot: int, scores=("a", "b", "c"), estimators=("average_precision",),
+                      **roads) -> np.ndarray:
+    """The replicate array of a paired bootstrap (the reader's paired tables, one road of the bootstrap)."""
+    from aucpr_stats.compare.paired import paired_bootstrap
+    from aucpr_stats.estimators.registry import records
+    from aucpr_stats.front_door import front_door
+    from aucpr_stats.ingest import read
+    from aucpr_stats.resample import Streams
+
+    chosen = records("aucpr", list(estimators), ties)
+    with warnings.catch_warnings():  # degenerate and small groups on purpose: only the replicates are checked
+        warnings.simplefilter("ignore")
+        ingested = read(front_door("compare", frame, None, "y", list(scores), "g", paired=True, records=chosen,
+                                   ties=ties))
+    streams = Streams.for_keys(12, ingested.keys, ("g",), "compare")
+    return paired_bootstrap(ingested.paired, chosen, n_boot, streams, **roads)
+
+
+def test_paired_bootstrap_tiled_runs_match_cell_by_cell():
     import polars as pl
 
-    from aucpr_stats.compare import compare, paired
+    from aucpr_stats.estimators import PR_ESTIMATORS
 
     rng = np.random.default_rng(7)
     n = 2000
     y = rng.random(n) < 0.25
     a = np.round(rng.standard_normal(n) + y, 1)
     frame = pl.DataFrame({"g": rng.integers(0, 12, n), "y": y, "a": a, "b": a + rng.standard_normal(n)})
-    runs = []
-    for limit in (0, 10**9):  # every chunk cell by cell; every chunk run by run
-        monkeypatch.setattr(paired, "TILED_RUNS_MAX", limit)
-        runs.append(compare(frame, "y", ["a", "b"], by="g", metric="aucpr", method="bootstrap", estimator="all",
-                            n_boot=120, seed=8).to_polars())
-    assert runs[0].equals(runs[1])
+    every = list(PR_ESTIMATORS)
+    # every chunk cell by cell; every chunk run by run
+    cells = paired_replicates(frame, "interpolate", 120, ("a", "b"), every, tiled_runs_max=0)
+    runs = paired_replicates(frame, "interpolate", 120, ("a", "b"), every, tiled_runs_max=10**9)
+    np.testing.assert_array_equal(cells.view(np.uint64), runs.view(np.uint64))
 
 
 # ------------------------------------------------ paired bootstrap: average precision from the joint cells
@@ -219,54 +236,24 @@ def paired_frame(rng, sizes, prevalence=0.3):
 
 
 @pytest.mark.parametrize("ties", ["interpolate", "published"])
-def test_paired_average_precision_from_cells_is_the_kernel_bit_for_bit(ties, monkeypatch):
+def test_paired_average_precision_from_cells_is_the_kernel_bit_for_bit(ties):
     # the direct road (PositiveRowMap) against replicate tables evaluated by the registry's kernel; groups of
     # 1-3 rows, one class only (5: positives only), tied and continuous scores, mixed tie rows
-    from aucpr_stats.compare import paired
-
     rng = np.random.default_rng(11)
     frame = paired_frame(rng, [1, 2, 3, 40, 400, 7, 2500])
     frame = frame.with_columns(y=frame["y"] | (frame["g"] == 5))
-    runs = []
-    for direct in (True, False):
-        if not direct:
-            monkeypatch.setattr(paired, "average_precision_blocks", lambda kernel: None)
-        runs.append(paired_replicates(monkeypatch, frame, ties, n_boot=90))
+    runs = [paired_replicates(frame, ties, 90, direct=direct) for direct in (True, False)]
     assert np.isfinite(runs[0][:, :, 3:]).all()
     np.testing.assert_array_equal(runs[0].view(np.uint64), runs[1].view(np.uint64))
 
 
-def paired_replicates(monkeypatch, frame, ties, n_boot, scores=("a", "b", "c")):
-    """The replicate array of a paired bootstrap of average precision (captured from compare)."""
-    from aucpr_stats.compare import compare, paired
-
-    seen = {}
-    original = paired.paired_bootstrap
-
-    def capture(*args, **kwargs):
-        seen["out"] = original(*args, **kwargs)
-        return seen["out"]
-
-    monkeypatch.setattr(paired, "paired_bootstrap", capture)
-    with warnings.catch_warnings():  # degenerate and small groups on purpose: only the replicates are checked
-        warnings.simplefilter("ignore")
-        compare(frame, "y", list(scores), by="g", metric="aucpr", method="bootstrap",
-                estimator="average_precision", ties=ties, n_boot=n_boot, seed=12)
-    monkeypatch.setattr(paired, "paired_bootstrap", original)
-    return seen["out"]
-
-
-def test_paired_direct_road_mixed_with_table_estimators(monkeypatch):
+def test_paired_direct_road_mixed_with_table_estimators():
     # average precision read from the cells next to estimators on replicate tables, in one call
-    from aucpr_stats.compare import compare, paired
-
     frame = paired_frame(np.random.default_rng(13), [300, 50, 900])
-    runs = []
-    for limit in (10**9, 0):  # direct road for average precision; every estimator on tables
-        monkeypatch.setattr(paired, "TILED_RUNS_MAX", limit)
-        runs.append(compare(frame, "y", ["a", "b", "c"], by="g", metric="aucpr", method="bootstrap",
-                            estimator=["interpolated_median", "average_precision"], n_boot=60, seed=3).to_polars())
-    assert runs[0].equals(runs[1])
+    both = ("interpolated_median", "average_precision")
+    direct = paired_replicates(frame, "interpolate", 60, estimators=both, tiled_runs_max=10**9)
+    tables = paired_replicates(frame, "interpolate", 60, estimators=both, tiled_runs_max=0, direct=False)
+    np.testing.assert_array_equal(direct.view(np.uint64), tables.view(np.uint64))
 
 
 @pytest.mark.parametrize("threads", ["2", "3"])
@@ -274,10 +261,9 @@ def test_paired_replicates_same_on_any_number_of_threads(threads, monkeypatch):
     # several ranges of groups drawn on different threads, a one-group-dominated case, many small groups
     frame = paired_frame(np.random.default_rng(14), [5000, 20, 30] + [12] * 40)
     monkeypatch.setenv("AUCPR_STATS_THREADS", "1")
-    one = paired_replicates(monkeypatch, frame, "interpolate", n_boot=70)
+    one = paired_replicates(frame, "interpolate", 70)
     monkeypatch.setenv("AUCPR_STATS_THREADS", threads)
-    np.testing.assert_array_equal(paired_replicates(monkeypatch, frame, "interpolate", n_boot=70).view(np.uint64),
-                                  one.view(np.uint64))
+    np.testing.assert_array_equal(paired_replicates(frame, "interpolate", 70).view(np.uint64), one.view(np.uint64))
 
 
 def test_replicate_producers_draw_what_replicate_chunks_draws():

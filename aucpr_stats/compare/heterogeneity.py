@@ -74,7 +74,6 @@ __all__ = [
     "HeterogeneityResult",
     "cochran_q",
     "heterogeneity",
-    "heterogeneity_rows",
 ]
 
 #: Variance sources of ``result.heterogeneity(method=...)`` per metric (the first is the default): the
@@ -463,17 +462,3 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
     return HeterogeneityResult(table=table, groups=groups, kind="heterogeneity", metric=metric, method=method,
                                scale=scale, across=tuple(across), frame_kind=result.frame_kind, what=what,
                                reference=("pooled" if pooled else "welch") if method == "jackknife" else "chi2")
-
-
-def heterogeneity_rows(result: Any, method: str | None = None, **options: Any) -> pl.DataFrame:
-    """The rows of :func:`heterogeneity` (or of :func:`interaction` for a comparison), as a polars frame.
-
-    For table footnotes: the stratifying columns, ``estimator``,
-    ``statistic``, ``df``, ``p_value`` and the rest of
-    :attr:`HeterogeneityResult.table`.
-    """
-    if hasattr(result, "paired"):  # a ComparisonResult
-        from .interaction import interaction  # it builds on this module
-
-        return interaction(result, method, **options).table
-    return heterogeneity(result, method, **options).table

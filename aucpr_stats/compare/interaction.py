@@ -36,10 +36,10 @@ import polars as pl
 from .._validate import choice_iv
 from ..exceptions import InputError
 from ..resample import Streams
-from .heterogeneity import HeterogeneityResult, across_iv, assemble_test, none_mask
+from .heterogeneity import HeterogeneityResult, across_iv, assemble_test, heterogeneity, none_mask
 from .jackknife import jackknife_options, jackknife_variance, paired_jackknife
 
-__all__ = ["LevelTables", "PairedRows", "interaction"]
+__all__ = ["LevelTables", "PairedRows", "interaction", "heterogeneity_rows"]
 
 
 @attrs.frozen(eq=False)
@@ -208,3 +208,15 @@ def interaction(comparison: Any, method: str | None = None, *, across: Any = Non
     return HeterogeneityResult(table=out, groups=groups, kind="interaction", metric=comparison.metric,
                                method=method, scale="natural", across=tuple(across),
                                frame_kind=comparison.frame_kind, what="difference", reference=reference)
+
+
+def heterogeneity_rows(result: Any, method: str | None = None, **options: Any) -> pl.DataFrame:
+    """The rows of :func:`heterogeneity` (or of :func:`interaction` for a comparison), as a polars frame.
+
+    For table footnotes: the stratifying columns, ``estimator``,
+    ``statistic``, ``df``, ``p_value`` and the rest of
+    :attr:`HeterogeneityResult.table`.
+    """
+    if hasattr(result, "paired"):  # a ComparisonResult
+        return interaction(result, method, **options).table
+    return heterogeneity(result, method, **options).table

@@ -51,6 +51,7 @@ from .._validate import flag_iv, integer_iv, seed_iv
 from ..exceptions import InputError
 from ..resample import Streams
 from ..ties import TieTable
+from .paired import joint_cells
 
 __all__ = ["CHUNK_ROWS", "DEFAULT_MAX_UNITS", "jackknife_options", "jackknife_variance", "paired_jackknife", "pooled_test", "result_jackknife", "welch_test",
            "weighted_spread"]
@@ -256,8 +257,6 @@ def paired_jackknife(paired: Any, estimators: list, pairs: list[tuple[int, int]]
         two positives or no negative); ``units``: ndarray of int64, shape
         (n_groups,), the positives' deletion units.
     """
-    from .paired import joint_cells  # paired.py imports this module's neighbours
-
     tables = paired.tables
     n_seg = tables[0].n_segments
     cells, cell_rows = joint_cells(paired.group, paired.positive, list(paired.rows), n_seg)

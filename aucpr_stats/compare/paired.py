@@ -300,10 +300,14 @@ def _narrow(counts: np.ndarray) -> np.ndarray:
 
 
 def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: int, streams: Streams,
-                     progress: bool | None = False) -> np.ndarray:
+                     progress: bool | None = False, *, tiled_runs_max: int = TILED_RUNS_MAX,
+                     direct: bool = True) -> np.ndarray:
     """Replicate estimates, shape (n_scores, n_estimators, n_groups, n_boot), all scores on the same draws.
 
-    ``progress``: a bar counting (group, replicate) pairs (:mod:`aucpr_stats.progress`).
+    ``progress``: a bar counting (group, replicate) pairs (:mod:`aucpr_stats.progress`). The roads, which
+    give the same bits: chunks of at most ``tiled_runs_max`` runs of one group's replicates build their
+    tables run by run (tiled), others cell by cell; with ``direct``, average precision is read straight
+    from the drawn cell counts (:class:`PositiveRowMap`), else from replicate tables by its kernel.
     """
     tables = paired.tables
     n_groups = tables[0].n_segments
@@ -344,14 +348,14 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
         return target, ties.score[np.repeat(ties.offsets[:-1][source], lengths) + within], offsets
 
     # average precision is read straight from the drawn cell counts (the kernel's bits, no replicate tables)
-    blocks = [average_precision_blocks(kernel) for kernel in kernels]
-    direct = [j for j, b in enumerate(blocks) if b is not None]
-    if direct:
+    blocks = [average_precision_blocks(kernel) if direct else None for kernel in kernels]
+    reads_cells = [j for j, b in enumerate(blocks) if b is not None]
+    if reads_cells:
         is_pos = cells.pos > 0
         maps = [PositiveRowMap.build(local_row, cell_group, is_pos, n_groups) for local_row in local_rows]
 
     def evaluate_runs(chunk, runs: np.ndarray) -> None:
-        """The estimators of ``direct`` on a chunk of few runs, run by run."""
+        """The estimators read from the cells on a chunk of few runs, run by run."""
         pos, neg, offsets = chunk.table.pos, chunk.table.neg, chunk.table.offsets
         for first, stop in zip(runs, [*runs[1:], chunk.segment.size]):
             s, reps = int(chunk.segment[first]), int(stop - first)
@@ -363,7 +367,7 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
                 width = int(ties.lengths[s])
                 if width == 0:  # an empty group: NaN, as the kernel gives
                     continue
-                for j in direct:
+                for j in reads_cells:
                     out[k, j, s, replicate] = maps[k].average_precision(s, pos_counts, neg_counts, width,
                                                                         int(ties.n_pos[s]), blocks[j])
 
@@ -371,19 +375,19 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
         source = chunk.segment
         runs = np.flatnonzero(np.concatenate(([True], source[1:] != source[:-1])))
         on_tables = range(len(kernels))
-        if direct and runs.size <= TILED_RUNS_MAX:
+        if reads_cells and runs.size <= tiled_runs_max:
             evaluate_runs(chunk, runs)
-            on_tables = [j for j in on_tables if j not in direct]
+            on_tables = [j for j in on_tables if j not in reads_cells]
             if not on_tables:
                 bar_update(source.size)
                 return
-        if runs.size > TILED_RUNS_MAX:
+        if runs.size > tiled_runs_max:
             # each drawn cell: its source cell, then its tie row in each score's table
             cell = np.repeat(cells.offsets[:-1][source] - chunk.table.offsets[:-1], cells.lengths[source])
             cell += np.arange(chunk.table.n_rows, dtype=np.int64)
             segment_of_cell = np.repeat(np.arange(source.size), cells.lengths[source])
         for k in range(len(tables)):
-            if runs.size > TILED_RUNS_MAX:
+            if runs.size > tiled_runs_max:
                 target, score, offsets = rows_of_cells(source, cell, segment_of_cell, k)
             else:
                 target, score, offsets = rows_of_runs(source, runs, k)

@@ -9,6 +9,7 @@ rows compared with fewer positives than the test needs are flagged
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 from scipy.special import ndtr
 
 from ..intervals import normal_quantile, percentile_interval
@@ -207,7 +208,6 @@ def adjust_p_values(table, family: list, method: str) -> np.ndarray:
     ndarray of float64
         The adjusted p-values, in the rows' order.
     """
-    import polars as pl
 
     p = pl.col("p_value").fill_nan(None)
     frame = (table.select(*family, p.alias("__p")).with_row_index("__row")
@@ -231,7 +231,6 @@ def paired_block(keys, by: tuple, score_a: str, score_b: str, estimator: str, es
     ``keys`` holds one row per group (the ``by`` columns and ``n_missing``);
     a ``__group`` column keeps the group order for the final sort.
     """
-    import polars as pl
 
     n_groups = keys.height
     block = pl.DataFrame({

@@ -16,7 +16,7 @@ from .recall_runs import pairwise_area, runs_of
 __all__ = ["interpolated_convex", "upper_hull"]
 
 
-def upper_hull(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def upper_hull(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, max_rounds: int = 64) -> np.ndarray:
     """Vertices of the upper convex hull of monotone point chains, all segments at once.
 
     Each segment's points ``offsets[k]:offsets[k+1]`` must be ordered with
@@ -35,13 +35,16 @@ def upper_hull(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     to a few dozen rounds. A long run of points just under a hull edge would be
     peeled one point per round, so after 64 rounds the segments still
     changing are finished by Andrew's monotone chain (one sequential pass over
-    each such segment's surviving points).
+    each such segment's surviving points); ``max_rounds`` sets when (the same
+    hull either way).
 
     Parameters
     ----------
     x, y : ndarray of int64, shape (n_points,)
     offsets : ndarray of int64, shape (n_segments + 1,)
         Every segment holds at least one point.
+    max_rounds : int
+        Peeling rounds before the segments still changing are finished sequentially.
 
     Returns
     -------
@@ -54,7 +57,7 @@ def upper_hull(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     is_first[offsets[:-1]] = True
     is_end = is_first.copy()
     is_end[offsets[1:] - 1] = True
-    for _ in range(_MAX_ROUNDS):
+    for _ in range(max_rounds):
         if index.size <= 2:
             return index
         # neighbours are adjacent in the compacted chain; segment ends are never
@@ -70,8 +73,6 @@ def upper_hull(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     # segments still changing with Andrew's monotone chain, one pass each
     return _finish_with_monotone_chain(index, x, y, is_end, is_first)
 
-
-_MAX_ROUNDS = 64
 
 
 def _below_chord(x: np.ndarray, y: np.ndarray) -> np.ndarray:

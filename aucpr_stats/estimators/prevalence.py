@@ -23,16 +23,13 @@ at the stated value everywhere: intervals treat it as known.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import attrs
 import numpy as np
 
 from .._validate import probability_iv
 from ..ties import TieTable
-
-if TYPE_CHECKING:  # the records are built in .registry, which wraps them here
-    from .registry import Estimator
 
 __all__ = ["at_prevalence", "negative_weight", "prevalence_records"]
 
@@ -73,7 +70,7 @@ def _reweighting(function, prevalence: float):
     return reweighted
 
 
-def prevalence_records(records: Sequence[Estimator], prevalence: Any) -> list[Estimator]:
+def prevalence_records(records: Sequence[Any], prevalence: Any) -> list[Any]:
     """The records evaluated at a stated prevalence (unchanged when ``prevalence`` is None).
 
     The reweighting scales each segment's negatives by one factor, so it

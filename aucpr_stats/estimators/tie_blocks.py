@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..exceptions import InputError
 from ..ties import TieTable
 
 __all__ = ["TIES", "DEFAULT_TIES", "ties_iv", "mixed_rows", "crossing_precision", "harmonic_difference",
@@ -52,8 +53,6 @@ DEFAULT_TIES = "interpolate"
 
 def ties_iv(ties) -> str:
     """Check ``ties=``: one of :data:`TIES` (an error naming the argument otherwise)."""
-    from ..exceptions import InputError
-
     if not isinstance(ties, str) or ties not in TIES:
         raise InputError(f"`ties` must be one of {list(TIES)}; got {ties!r}")
     return ties

@@ -297,7 +297,7 @@ def _enum_from_categorical(name: str, series: Any) -> pl.Series | None:
 
 def _series_without_pyarrow(name: str, series: Any) -> pl.Series:
     """One pandas column as polars without pyarrow: numpy columns directly, extension dtypes with their mask."""
-    import pandas as pd
+    import pandas as pd  # a lazy load: only a pandas caller gets here
 
     try:
         return pl.from_pandas(series).rename(name)

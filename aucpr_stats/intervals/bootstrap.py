@@ -35,6 +35,10 @@ def _chunk_size(value: Any) -> int | None:
     return None if value is None else integer_iv(value, "chunk_size", 1)
 
 
+def _replicate_budget(value: Any) -> int | None:
+    return None if value is None else integer_iv(value, "replicate_budget", 1)
+
+
 @attrs.frozen(kw_only=True)
 class Bootstrap(MethodOptions):
     """The stratified bootstrap percentile interval and its options: ``conf_int(method=Bootstrap(...))``.
@@ -53,12 +57,17 @@ class Bootstrap(MethodOptions):
     chunk_size : int or None
         Replicates drawn at once per group (a bound on memory); the numbers
         do not depend on it.
+    replicate_budget : int or None
+        Replicate values held at once: the groups are bootstrapped in batches
+        of at most this many groups x estimators x ``n_boot`` values (None:
+        :data:`~aucpr_stats.resample.REPLICATE_BUDGET`, 64 MiB); lower it
+        on a machine short of memory. The numbers do not depend on it.
 
     Examples
     --------
     >>> from aucpr_stats.intervals import Bootstrap
     >>> Bootstrap(n_boot=200, rng=1)
-    Bootstrap(n_boot=200, rng=1, chunk_size=None)
+    Bootstrap(n_boot=200, rng=1, chunk_size=None, replicate_budget=None)
     """
 
     method: ClassVar[str] = "bootstrap"
@@ -67,6 +76,7 @@ class Bootstrap(MethodOptions):
     n_boot: int = attrs.field(default=DEFAULT_N_BOOT, converter=n_boot_iv)
     rng: Any = attrs.field(default=None, converter=rng_option)
     chunk_size: int | None = attrs.field(default=None, converter=_chunk_size)
+    replicate_budget: int | None = attrs.field(default=None, converter=_replicate_budget)
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -114,9 +124,9 @@ def bootstrap_method(request) -> dict:
     # exact: same estimates, same bootstrap law (a design resamples its own units: the full table)
     table = reduction_for(request.estimators)(request.ties) if design is None else request.ties
     streams = request.streams("bootstrap")
-    # batches of groups: at most REPLICATE_BUDGET replicate values held at once, whatever groups x n_boot;
+    # batches of groups: at most the replicate budget's values held at once, whatever groups x n_boot;
     # a group's replicates come from its own stream and rows, so the batching changes no number
-    batches = group_batches(table.n_segments, len(request.estimators) * n_boot)
+    batches = group_batches(table.n_segments, len(request.estimators) * n_boot, options.replicate_budget)
     progress = request.progress
     if progress_enabled(progress):  # about 20 batches for a bar that moves; the same numbers (see above)
         per = -(-20 // len(batches))

@@ -31,7 +31,7 @@ def normal_quantile(level: float) -> float:
 
 def t_quantile(level: float, df) -> np.ndarray:
     """Two-sided Student t quantile with ``df`` degrees of freedom (NaN where ``df < 1``)."""
-    from scipy.stats import t
+    from scipy.stats import t  # a lazy load: scipy.stats costs about 0.3 s of import time
 
     df = np.asarray(df, dtype=np.float64)
     with np.errstate(invalid="ignore"):

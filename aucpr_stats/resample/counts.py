@@ -140,7 +140,7 @@ class PoissonFillSampler:
     MAX_DISTINCT = 2048
 
     def __init__(self, ties: TieTable, counts: np.ndarray, units: UnitSampler, segments: np.ndarray):
-        from scipy.stats import poisson
+        from scipy.stats import poisson  # a lazy load: scipy.stats costs about 0.3 s of import time
 
         self.units = units
         self.offsets = ties.offsets

@@ -29,6 +29,7 @@ import polars as pl
 from scipy import integrate, special
 
 from .._validate import integer_iv, probability_iv, seed_iv
+from ..estimators.tie_blocks import crossing_precision
 from ..exceptions import InputError, InputTypeError
 
 __all__ = [
@@ -393,7 +394,7 @@ class Discretized(Scenario):
 
     def cuts(self) -> np.ndarray:
         """Ascending cut points: quantiles ``1/levels, ..., (levels-1)/levels`` of the 50:50 mixture."""
-        from scipy import optimize
+        from scipy import optimize  # a lazy load: scipy.optimize costs import time every call would pay
 
         lo, hi = -1e3, 1e3
 
@@ -436,8 +437,6 @@ class Discretized(Scenario):
 
     def true_aucpr(self, prevalence: float) -> float:
         """Sum over levels of the area of the Davis-Goadrich crossing of each level (exact)."""
-        from ..estimators.tie_blocks import crossing_precision
-
         prevalence = probability_iv(prevalence, "prevalence")
         tpr, fpr = self._points()
         gained = np.diff(tpr)

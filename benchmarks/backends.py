@@ -19,7 +19,7 @@ Cases:
 * ``duckdb-ties``: the same call on a DuckDB relation (DuckDB reduces the
   rows to the tie table; ``max_tie_rows`` raised to the row count, since
   continuous scores make the tie table as long as the data);
-* ``duckdb-sums``: :func:`aucpr_stats.ingest.sql_sums.sql_sums` on the
+* ``duckdb-sums``: :func:`aucpr_stats.sql_sums` on the
   relation (average precision, lower trapezoid, A' and DeLong's interval as
   sums in DuckDB; one row per group reaches Python);
 * ``duckdb-results``: ``auroc(relation, ...).conf_int(method="delong")``,
@@ -88,8 +88,8 @@ def run_case(case: str, path: str, grouped: bool, rows: int) -> dict:
         import duckdb
 
         from aucpr_stats import auroc
-        from aucpr_stats.ingest import sql_input
-        from aucpr_stats.ingest.sql_sums import sql_sums
+        from aucpr_stats import sql_input
+        from aucpr_stats import sql_sums
 
         con = duckdb.connect(config={"memory_limit": "1GB", "threads": 2})
         relation = con.read_parquet(path)
@@ -111,8 +111,8 @@ def run_case(case: str, path: str, grouped: bool, rows: int) -> dict:
         from pyspark.sql import SparkSession
 
         from aucpr_stats import auroc
-        from aucpr_stats.ingest import sql_input
-        from aucpr_stats.ingest.sql_sums import sql_sums
+        from aucpr_stats import sql_input
+        from aucpr_stats import sql_sums
 
         spark = (SparkSession.builder.master("local[2]").config("spark.driver.memory", "2g")
                  .config("spark.sql.shuffle.partitions", "8").config("spark.ui.enabled", "false")

@@ -35,7 +35,7 @@ import numpy as np
 import polars as pl
 
 from aucpr_stats.curves import BAND_METHODS, PrCurveResult
-from aucpr_stats.ingest.build import tie_table_from_sorted
+from aucpr_stats.tables import tie_table_from_sorted
 from aucpr_stats.simulate import Binormal
 
 ALL_METHODS = (*BAND_METHODS, "smoothed_bootstrap+studentized", "bootstrap+studentized")

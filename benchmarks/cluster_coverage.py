@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from aucpr_stats.estimators.registry import records
-from aucpr_stats.ingest.build import tie_table_from_rows
+from aucpr_stats.tables import tie_table_from_rows
 from aucpr_stats.intervals import (
     delong_se,
     logit_interval,

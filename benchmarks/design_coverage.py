@@ -52,7 +52,7 @@ import polars as pl
 
 from aucpr_stats import aucpr, auroc
 from aucpr_stats.estimators.registry import records
-from aucpr_stats.ingest.build import tie_table_from_rows
+from aucpr_stats.tables import tie_table_from_rows
 from aucpr_stats.intervals import logit_interval, percentile_interval
 from aucpr_stats.intervals.closed_form import binomial_se
 from aucpr_stats.intervals.linearisation import (

@@ -118,11 +118,13 @@ def test_no_module_over_500_lines():
 def test_tests_reach_the_package_through_its_seams():
     own_skip = re.compile(r"importorskip\(\s*[\"']aucpr_stats")
     patched = re.compile(r"monkeypatch\.setattr\(\s*\w+\s*,\s*[\"']([A-Z_][A-Z0-9_]*|_\w+)[\"']")
+    # the reader and the table factory are reached through their packages (read, detect, the builders)
+    inside = re.compile(r"^\s*(from|import) aucpr_stats\.(ingest|tables)\.\w+")
     found = []
     for path in sorted((ROOT / "tests").glob("*.py")):
         if path.name == Path(__file__).name:
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
-            if own_skip.search(line) or patched.search(line):
+            if own_skip.search(line) or patched.search(line) or inside.search(line):
                 found.append(f"{path.name}:{number}: {line.strip()}")
     assert found == []

@@ -12,7 +12,7 @@ from sklearn.metrics import roc_auc_score
 
 from aucpr_stats import aucpr, auroc, compare
 from aucpr_stats.exceptions import InputError
-from aucpr_stats.ingest.checks import RESULT_COLUMNS
+from aucpr_stats.ingest import RESULT_COLUMNS
 
 NAMES = sorted(RESULT_COLUMNS) + ["__aucpr_s", "__aucpr_y", "__aucpr_g", "__row", "__group", "site", "y2", "s"]
 

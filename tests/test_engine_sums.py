@@ -1,4 +1,4 @@
-"""Result objects from an engine's partial sums (aucpr_stats.ingest.engine_sums) against the in-memory path.
+"""Result objects from an engine's partial sums (aucpr_stats.tables.EngineSums) against the in-memory path.
 
 When the collapsed tie table is over ``max_tie_rows`` (or ``partial_sums="always"``),
 ``aucpr(estimator="average_precision" / "lower_trapezoid")`` and ``auroc`` on a

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 from aucpr_stats import aucpr, auroc, compare
-from aucpr_stats.ingest.exact_scores import strictly_increasing
+from aucpr_stats.ingest import strictly_increasing
 
 BIG = 2**53
 

@@ -36,8 +36,7 @@ from aucpr_stats.estimators.engine import evaluate
 from aucpr_stats.estimators.registry import records
 from aucpr_stats.ingest import read
 from aucpr_stats.front_door import front_door
-from aucpr_stats.tables import GroupedClasses, Tuning, deferred_tie_table, tie_table_from_rows
-from aucpr_stats.tables.class_sort import collapsed_rows
+from aucpr_stats.tables import GroupedClasses, Tuning, collapsed_rows, deferred_tie_table, tie_table_from_rows
 from aucpr_stats.ties import TieTable
 
 # heavy ties, signed zeros and neighbours one ulp apart

@@ -30,7 +30,7 @@ from aucpr_stats import (
     roc_curve,
 )
 from aucpr_stats.estimators import PR_ESTIMATORS, ROC_ESTIMATORS
-from aucpr_stats.ingest.levels import DROPPED_NOTE, UNUSED_NOTE
+from aucpr_stats.ingest import DROPPED_NOTE, UNUSED_NOTE
 
 AGE_LABELS = ["<=22", "23-27", "28-32", ">32"]
 

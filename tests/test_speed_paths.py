@@ -16,8 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aucpr_stats.tables import Tuning, tie_table_from_rows
-from aucpr_stats.tables.buckets import bucket_order
+from aucpr_stats.tables import Tuning, bucket_order, tie_table_from_rows
 
 #: The two roads of the rows builder, whatever the group sizes.
 ROADS = {"buckets": Tuning(bucket_min_rows=0), "packed_key": Tuning(bucket_min_rows=10**12)}

@@ -175,7 +175,7 @@ def test_direction_auto_is_reported_at_the_callers_line():
     import numpy as np
     import polars as pl
 
-    from aucpr_stats.ingest.direction import DirectionWarning
+    from aucpr_stats import DirectionWarning
     from aucpr_stats import sql_sums
 
     rng = np.random.default_rng(0)

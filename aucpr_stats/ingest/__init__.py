@@ -26,7 +26,9 @@ from typing import Any
 
 import attrs
 
+from .checks import RESULT_COLUMNS
 from .direction import warn_auto_direction
+from .exact_scores import strictly_increasing
 from .groups import FoldTables, Ingested, assemble
 from .levels import DROPPED_NOTE, UNUSED_NOTE, warn_missing_keys
 from .notes import group_notes, warn_degenerate, zero_weight_notes
@@ -34,7 +36,7 @@ from .reader import Reader
 from .source import MAX_TIE_ROWS, PARTIAL_SUMS, Source, SqlInput, detect, is_data, sql_input
 
 __all__ = ["Ingested", "FoldTables", "read", "detect", "is_data", "sql_input", "SqlInput", "Source",
-           "MAX_TIE_ROWS", "PARTIAL_SUMS"]
+           "MAX_TIE_ROWS", "PARTIAL_SUMS", "RESULT_COLUMNS", "UNUSED_NOTE", "DROPPED_NOTE", "strictly_increasing"]
 
 
 def read(request: Any, stacklevel: int = 3) -> Ingested:

@@ -35,7 +35,7 @@ import polars as pl
 from .._validate import ColumnSpec
 from ..exceptions import InputError, TieTableTooLarge
 from ..tables import WEIGHT, group_of_rows, paired_scores
-from .coding import Coding
+from .coding import Coding, indicator
 
 __all__ = ["cells_query", "collapsed", "thinned", "paired_query", "paired_tables", "collect_bounded",
            "too_large", "keys_of_cells", "window_sum", "S", "P", "N", "M"]
@@ -45,7 +45,7 @@ _RUN, _HP, _SN, _U, _X, _KEEP = "__aucpr_run", "__aucpr_hp", "__aucpr_sn", "__au
 
 
 def _int(expr: nw.Expr) -> nw.Expr:
-    return expr.cast(nw.Int64)
+    return indicator(expr)
 
 
 def cells_query(lf: nw.LazyFrame, coding: Coding, name: str, group_cols: Sequence[str],

@@ -16,7 +16,17 @@ import numpy as np
 from .._validate import ColumnSpec
 from ..exceptions import InputTypeError, OutcomeError
 
-__all__ = ["Coding", "coding_of", "check_score_types", "is_text", "is_wide"]
+__all__ = ["Coding", "coding_of", "check_score_types", "is_text", "is_wide", "indicator"]
+
+
+def indicator(condition: nw.Expr) -> nw.Expr:
+    """1 where ``condition`` holds, else 0 (null too): what counts are sums of.
+
+    Every engine sums it (Spark refuses to sum booleans, dask concatenates
+    them), and polars evaluates it at about the cost of a boolean sum (a cast
+    to an integer type costs a pass of its own).
+    """
+    return nw.when(condition).then(1).otherwise(0)
 
 
 def is_text(dtype: Any) -> bool:

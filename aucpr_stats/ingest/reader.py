@@ -119,20 +119,27 @@ class Reader:
     # ------------------------------------------------------------------ the roads
     def tables(self) -> tuple[Built, pl.DataFrame, dict]:
         if self.source.in_memory:
-            return self._in_memory()
+            return self._polars()
+        if self.source.max_tie_rows is None:  # polars reading files: its streaming engine, no limit
+            # one cell per (keys, score), or one group's class scores when they are mostly distinct
+            one_group = not self.by and not self.unit and not self.spec.multi_score and not self.request.paired
+            plain = {name: nw.col(name).cast(nw.Float64) for name in self.spec.scores}
+            distinct = one_group and self.spec.weights is None and self._mostly_distinct(plain)
+            return self._polars(cells=not distinct and not self.request.paired)
         return self._engine()
 
-    def _in_memory(self) -> tuple[Built, pl.DataFrame, dict]:
+    def _polars(self, cells: bool = False) -> tuple[Built, pl.DataFrame, dict]:
+        """The checks and the rows (or cells) of the tie step in one collect of polars (in memory, or files)."""
         spec, request = self.spec, self.request
         plain = {name: nw.col(name).cast(nw.Float64) for name in spec.scores}
         if spec.direction == "auto" or self.bounds:
             # the medians (or the range of wide integer scores) decide the tie step's expressions: checked first
             stats, directions = self._check(self.collect([self._stats_query(plain)])[0].row(0, named=True))
-            queries = self._tie_queries(self._float_scores(directions))
+            queries = self._tie_queries(self._float_scores(directions), cells=cells)
             collected = self.collect(_planned(queries))
         else:
             directions = {name: spec.direction for name in spec.scores}
-            queries = self._tie_queries(self._float_scores(directions))
+            queries = self._tie_queries(self._float_scores(directions), cells=cells)
             stats_row, *collected = self.collect([self._stats_query(plain), *_planned(queries)])
             stats, directions = self._check(stats_row.row(0, named=True))
         keys = collected.pop(0) if queries.keys is not None else _ungrouped_keys(stats)
@@ -152,27 +159,11 @@ class Reader:
                            self.source.engine, self.source.n_rows_known(), self.request.tuning, cells=cells)
 
     def _engine(self) -> tuple[Built, pl.DataFrame, dict]:
+        """An engine with a limit: the checks first, then the engine road under the limit."""
         plain = {name: nw.col(name).cast(nw.Float64) for name in self.spec.scores}
         stats, directions = self._check(self.collect([self._stats_query(plain)])[0].row(0, named=True))
         self.stats = stats
-        if self.source.max_tie_rows is None:  # polars reading files: its streaming engine, no limit
-            return self._streaming(directions) + (directions,)
         return EngineRoad(self, stats, directions).tables() + (directions,)
-
-    def _streaming(self, directions: dict) -> tuple[Built, pl.DataFrame]:
-        """polars' streaming engine: one cell per (keys, score), or one group's class scores when mostly distinct."""
-        as_float = self._float_scores(directions)
-        one_group = not self.by and not self.unit and not self.spec.multi_score and not self.request.paired
-        cells = not (one_group and self.spec.weights is None and self._mostly_distinct(as_float))
-        queries = self._tie_queries(as_float, cells=cells and not self.request.paired)
-        collected = self.collect(_planned(queries))
-        keys = collected.pop(0) if queries.keys is not None else _ungrouped_keys(self.stats)
-        built = build_tables(queries, keys.with_columns(pl.col("n_missing").cast(pl.Int64)), collected, self.spec,
-                             self.request.tuning)
-        ties = built.ties
-        if self.request.reduction.grid is not None and self.unit is None and not self.request.paired:
-            ties = ties.thinned(self.request.reduction.grid)
-        return Built(ties, built.keys, built.weighted_cells, built.weight_sums), built.keys
 
     def _mostly_distinct(self, as_float: dict) -> bool:
         """More than a quarter of the scores distinct (HyperLogLog, one streaming pass): the class scores road."""

@@ -30,7 +30,7 @@ from ..exceptions import InputError
 from ..tables import (WEIGHT, DEFAULT_TUNING, Tuning, WeightSums, deferred_tie_table, group_of_rows,
                       paired_scores, sort_classes, tie_table_from_rows, ties_from_cells, weighted_tables)
 from ..ties import TieTable
-from .coding import Coding
+from .coding import Coding, indicator
 
 __all__ = ["TieQueries", "tie_queries", "build_tables", "S", "Y", "MY", "K", "P", "N", "OK"]
 
@@ -91,7 +91,7 @@ def score_rows(lf: nw.LazyFrame, spec: ColumnSpec, by: Sequence[str], unit: str 
 
 def keys_query(rows: nw.LazyFrame, keys_by: list[str], missing: nw.Expr) -> nw.LazyFrame:
     """Rows and rows with something missing per group, keys sorted ascending with nulls last."""
-    return (rows.group_by(keys_by).agg(missing.cast(nw.Int64).sum().alias("n_missing"),
+    return (rows.group_by(keys_by).agg(indicator(missing).sum().alias("n_missing"),
                                        nw.len().alias("n_rows"))
             .sort(keys_by, nulls_last=True))
 
@@ -106,7 +106,7 @@ def tie_queries(lf: nw.LazyFrame, spec: ColumnSpec, by: Sequence[str], unit: str
                              "one with aucpr()/auroc(..., weights=)")
         rows = lf.select(*by, (~coding.row_missing).alias(OK), coding.positive.fill_null(False).alias(Y),
                          *[as_float[s] for s in spec.scores])
-        keys = (rows.group_by(list(by)).agg((~nw.col(OK)).cast(nw.Int64).sum().alias("n_missing"),
+        keys = (rows.group_by(list(by)).agg(indicator(~nw.col(OK)).sum().alias("n_missing"),
                                             nw.len().alias("n_rows"))
                 .sort(list(by), nulls_last=True)) if by else None
         return TieQueries(keys, [rows], list(by), "paired")
@@ -116,11 +116,11 @@ def tie_queries(lf: nw.LazyFrame, spec: ColumnSpec, by: Sequence[str], unit: str
         rows = rows.filter(~missing)
     if coding.weight is not None:
         # one cell per (keys, score, weight) with its row counts: the weighted table and the weighted bootstrap
-        tie = rows.group_by([*keys_by, S, WEIGHT]).agg(nw.col(Y).cast(nw.Int64).sum().alias(P),
+        tie = rows.group_by([*keys_by, S, WEIGHT]).agg(indicator(nw.col(Y)).sum().alias(P),
                                                         nw.len().alias(N))
         return TieQueries(keys, [tie], keys_by, "weighted")
     if cells:
-        tie = rows.group_by([*keys_by, S]).agg(nw.col(Y).cast(nw.Int64).sum().alias(P), nw.len().alias(N))
+        tie = rows.group_by([*keys_by, S]).agg(indicator(nw.col(Y)).sum().alias(P), nw.len().alias(N))
         return TieQueries(keys, [tie], keys_by, "cells")
     if keys_by:
         # rows in any order: each row's group index (numpy codes for integer, boolean and enum keys, a

@@ -19,14 +19,9 @@ from typing import Any
 import narwhals as nw
 
 from .._validate import ColumnSpec
-from .coding import Coding
+from .coding import Coding, indicator
 
 __all__ = ["stats_query", "read_stats", "exact_levels", "level_counts"]
-
-
-def _count(expr: nw.Expr | None) -> nw.Expr:
-    """The rows where ``expr`` holds (None: a condition that never holds)."""
-    return nw.lit(0, dtype=nw.Int64) if expr is None else expr.cast(nw.Int64).sum()
 
 
 def stats_query(lf: nw.LazyFrame, spec: ColumnSpec, coding: Coding, as_float: dict, bounds: list[str]
@@ -35,37 +30,43 @@ def stats_query(lf: nw.LazyFrame, spec: ColumnSpec, coding: Coding, as_float: di
 
     ``as_float`` holds each score's float64 expression (for the medians);
     ``bounds`` the integer score columns whose minimum and maximum decide
-    whether their cast to float64 is exact (:mod:`.exact_scores`).
+    whether their cast to float64 is exact (:mod:`.exact_scores`). Each row's
+    marks (missing, positive, usable ...) are computed once, as 0/1 columns,
+    and the counts are their sums.
     """
     y = nw.col(spec.outcome)
     valid = ~coding.y_missing
     positive = coding.positive.fill_null(False)
-    items = {
-        "n_rows": nw.len(),
-        "y_missing": _count(coding.y_missing),
-        "y_neither": _count(coding.y_neither),
-        "row_missing": _count(coding.row_missing),
-        "n_positive": _count(positive & valid),
-    }
+    marks = {"y_missing": coding.y_missing, "row_missing": coding.row_missing, "n_positive": positive & valid}
+    if coding.y_neither is not None:
+        marks["y_neither"] = coding.y_neither
     if coding.negative is not None:
-        items["n_negative"] = _count(coding.negative.fill_null(False) & valid)
+        marks["n_negative"] = coding.negative.fill_null(False) & valid
     if coding.boolean_outcome:
-        items["n_true"] = _count(y.fill_null(False) & valid)
-    else:  # the levels other than the positive one: their least and greatest
-        other = nw.when(valid & ~positive).then(y)
+        marks["n_true"] = y.fill_null(False) & valid
+    for i, name in enumerate(spec.scores):
+        marks[f"s_missing_{i}"] = coding.s_missing[name]
+        marks[f"s_usable_{i}"] = coding.usable(name)
+        if coding.s_infinite[name] is not None:
+            marks[f"s_infinite_{i}"] = coding.s_infinite[name]
+    marks |= coding.w_masks
+    column = {key: f"__aucpr_mark_{k}" for k, key in enumerate(marks)}
+    rows = lf.with_columns(*[indicator(expr).alias(column[key]) for key, expr in marks.items()])
+    on = (lambda key: nw.col(column[key]) == 1)
+    items = {"n_rows": nw.len(), "y_neither": nw.lit(0, dtype=nw.Int64)}
+    items |= {key: nw.col(name).sum() for key, name in column.items()}
+    if not coding.boolean_outcome:  # the levels other than the positive one: their least and greatest
+        other = nw.when(~on("y_missing") & ~on("n_positive")).then(y)
         items["other_min"], items["other_max"] = other.min(), other.max()
     for i, name in enumerate(spec.scores):
-        usable = coding.usable(name)
-        items[f"s_missing_{i}"] = _count(coding.s_missing[name])
-        items[f"s_infinite_{i}"] = _count(coding.s_infinite[name])
-        items[f"s_usable_{i}"] = _count(usable)
-        if spec.direction == "auto":
-            for kind, cls in (("neg", ~positive), ("pos", positive)):
+        items.setdefault(f"s_infinite_{i}", nw.lit(0, dtype=nw.Int64))
+        if spec.direction == "auto":  # the class medians among the score's usable rows
+            usable = on(f"s_usable_{i}")
+            for kind, cls in (("neg", ~on("n_positive")), ("pos", on("n_positive"))):
                 items[f"{kind}_{i}"] = nw.when(usable & cls).then(as_float[name]).median()
     for i, name in enumerate(bounds):
         items[f"min_{i}"], items[f"max_{i}"] = nw.col(name).min(), nw.col(name).max()
-    items |= {key: _count(mask) for key, mask in coding.w_masks.items()}
-    return lf.select(**{key: expr.alias(key) for key, expr in items.items()})
+    return rows.select(**{key: expr.alias(key) for key, expr in items.items()})
 
 
 def _as_int(value: Any) -> int:

@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from .cells import M, N, P, cells_query, window_sum
-from .coding import Coding
+from .coding import Coding, indicator
 
 __all__ = ["sums_query", "SUM_COLUMNS", "summed_rows"]
 
@@ -91,7 +91,7 @@ def sums_query(lf: nw.LazyFrame, coding: Coding, name: str, by: Sequence[str], d
         nw.when(p == 0).then(0.0).when(mixed).then(b * cross).otherwise(b * at).alias("ap_term"),
         nw.when(p == 0).then(0.0).when(mixed).then(b * cross).otherwise(b * (above + at) / 2).alias("lt_term"),
         (wide_p * u).alias("u_term"), (wide_p * u * u).alias("q_term"), (wide_n * v * v).alias("r_term"),
-        (p > 0).cast(nw.Int64).alias("pc_term"))
+        indicator(p > 0).alias("pc_term"))
     sums = [p.sum().alias("n_pos"), n.sum().alias("n_neg"), nw.col(M).sum().alias("n_missing"),
             nw.col("ap_term").sum().alias("ap_sum"), nw.col("lt_term").sum().alias("lt_sum"),
             nw.col("u_term").sum().alias("u"), nw.col("q_term").sum().alias("q"), nw.col("r_term").sum().alias("r"),

@@ -27,7 +27,8 @@ from __future__ import annotations
 from .build import tie_table_from_counts, tie_table_from_rows, tie_table_from_sorted
 from .cells import group_index, group_of_rows, integer_like, ties_from_cells
 from .class_merge import merge_sorted_classes, tie_table_from_class_buffers, tie_table_from_classes
-from .class_sort import SortedClasses, pivots_from_sample, rank_among, sort_classes
+from .buckets import bucket_order
+from .class_sort import SortedClasses, collapsed_rows, pivots_from_sample, rank_among, sort_classes
 from .grouped import GroupedClasses, deferred_tie_table
 from .paired import PairedScores, paired_scores
 from .regroup import keep_segments, merge_units, regroup_cells, spread_paired, spread_segments
@@ -39,7 +40,7 @@ __all__ = [
     "Tuning", "DEFAULT_TUNING",
     "tie_table_from_rows", "tie_table_from_sorted", "tie_table_from_counts", "tie_table_from_classes",
     "tie_table_from_class_buffers", "merge_sorted_classes", "deferred_tie_table", "sort_classes",
-    "pivots_from_sample", "rank_among", "SortedClasses", "GroupedClasses",
+    "pivots_from_sample", "rank_among", "SortedClasses", "GroupedClasses", "collapsed_rows", "bucket_order",
     "ties_from_cells", "group_index", "group_of_rows", "integer_like",
     "paired_scores", "PairedScores",
     "WEIGHT", "weighted_tables", "WeightedCells", "WeightSums",

@@ -28,7 +28,7 @@ from .estimators.tie_blocks import DEFAULT_TIES, TIES
 from . import _validate
 from .exceptions import InputError
 from .intervals import INTERVAL_METHODS
-from .intervals.registry import default_method
+from .intervals.registry import RANDOM_METHODS, default_method
 from .ingest.checks import NO_ROWS
 from .report import FORMATS, publication_table, text_table
 from .cli_io import (FILE_FORMATS, STDIN, columns_from_args, csv_text,
@@ -55,7 +55,6 @@ _OPTION_NAMES = {
 }
 
 #: Interval methods that resample and so take ``--seed``.
-RESAMPLING_METHODS = ("bootstrap", "cross_validation")
 
 #: Metrics the command line can compute, with their entry points in ``aucpr_stats.api``.
 METRICS = {"aucpr": "aucpr", "auroc": "auroc"}
@@ -317,9 +316,9 @@ def _run(args: argparse.Namespace) -> Any:
     # the seed goes only to the resampling methods (the closed forms take no options)
     methods = ([] if method is None else [method] if isinstance(method, str)
                else list(dict.fromkeys(method.values())) if isinstance(method, dict) else list(method))
-    resampling = [m for m in methods if m in RESAMPLING_METHODS]
+    resampling = [m for m in methods if m in RANDOM_METHODS]
     if args.seed is not None and not resampling:
-        raise InputError(f"--seed is for resampling intervals ({', '.join(RESAMPLING_METHODS)}); "
+        raise InputError(f"--seed is for resampling intervals ({', '.join(RANDOM_METHODS)}); "
                          f"got --method {' '.join(methods) or 'none'}")
     method_options: dict[str, dict] = {m: {} for m in resampling}
     if args.seed is not None:

@@ -11,11 +11,11 @@ one numpy call serves every group at once: there is no Python loop per group.
 The same layout carries bootstrap replicates (one segment per group and
 replicate) and cross-validation folds.
 
-This is the contract between the two halves of the package: every input
-backend (:mod:`aucpr_stats.ingest`) produces a :class:`TieTable`, and every
-kernel (estimators, intervals, resampling, curves) takes one. A backend may
-build it any way it likes (:mod:`aucpr_stats.ingest.build` has the builders
-for rows in memory); the kernels rely only on the invariants below.
+This is the contract between the two halves of the package: the table
+factory (:mod:`aucpr_stats.tables`, fed by the reader in
+:mod:`aucpr_stats.ingest`) produces a :class:`TieTable`, and every kernel
+(estimators, intervals, resampling, curves) takes one; the kernels rely only
+on the invariants below.
 
 Invariants
     * within a segment, ``score`` is strictly descending;
@@ -156,8 +156,8 @@ class TieTable:
     def deferred(cls, source) -> "TieTable":
         """A table merged from ``source`` only when its arrays are read.
 
-        ``source`` (:class:`aucpr_stats.ingest.class_sort.SortedClasses` for
-        one group, :class:`~aucpr_stats.ingest.class_sort.GroupedClasses` for
+        ``source`` (:class:`aucpr_stats.tables.SortedClasses` for
+        one group, :class:`~aucpr_stats.tables.GroupedClasses` for
         several) has ``n_segments``, ``n_pos`` and ``n_neg`` (an int, or one
         per segment), ``full_table()`` and ``collapsed_table()`` (both
         returning eager :class:`TieTable`), ``positive_rows()``, and
@@ -187,7 +187,7 @@ class TieTable:
 
     @property
     def stored_sums(self) -> bool:
-        """True for a table of an engine's partial sums (:mod:`aucpr_stats.ingest.engine_sums`): no rows, only statistics."""
+        """True for a table of an engine's partial sums (:mod:`aucpr_stats.tables.sums`, read by :mod:`aucpr_stats.ingest.sums`): no rows, only statistics."""
         return self._score is None and hasattr(self._source, "stored")
 
     def stored(self, key) -> np.ndarray | None:

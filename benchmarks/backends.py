@@ -49,6 +49,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # this checkout's package, whatever is installed
 CASES = ("polars", "duckdb-ties", "duckdb-sums", "duckdb-results", "duckdb-results-always", "duckdb-curve")
 SPARK_CASES = ("spark-sums", "spark-results")
 

@@ -1,4 +1,4 @@
-"""The partial-sum road (aucpr_stats.ingest.sql_sums) against the in-memory estimators, to 1e-12.
+"""The partial-sum road (aucpr_stats.ingest.sums, tables.sums) against the in-memory estimators, to 1e-12.
 
 Oracles: ``aucpr(estimator=["average_precision", "lower_trapezoid"])`` and
 ``auroc(...).conf_int(method="delong")`` on the same data in polars, and, for

@@ -33,7 +33,7 @@ def evaluate(ties: TieTable, estimators: Sequence[Estimator]) -> np.ndarray:
         return out
     usable = ties if ok.all() else ties.take(np.flatnonzero(ok))
     for j, estimator in enumerate(estimators):
-        stored = usable.stored(estimator)  # a table of engine sums holds the value (ingest/engine_sums.py)
+        stored = usable.stored(estimator)  # a table of engine sums holds the value (ingest/sums.py)
         if stored is not None:
             out[ok, j] = stored
             continue

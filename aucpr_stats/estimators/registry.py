@@ -33,7 +33,7 @@ package needs about it:
     which convention a record follows.
 ``summable``
     Whether a SQL engine can compute the estimate from partial sums over
-    the tie rows (:mod:`aucpr_stats.ingest.sql_sums`), so that a table too
+    the tie rows (:mod:`aucpr_stats.ingest.sums`), so that a table too
     large to collect still gives it (``result.ties.stored_sums``). Never at a
     stated prevalence, never for a partial area.
 ``partial``

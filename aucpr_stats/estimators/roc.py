@@ -88,7 +88,7 @@ def a_prime(ties: TieTable) -> np.ndarray:
     >>> float(a_prime(t)[0])  # pairs: (3,2) 1, (3,1) 1, (2,2) 1/2, (2,1) 1 -> 3.5 / 4
     0.875
     """
-    stored = ties.stored("a_prime")  # summed by an engine (ingest/engine_sums.py), the same formula
+    stored = ties.stored("a_prime")  # summed by an engine (ingest/sums.py), the same formula
     if stored is not None:
         return stored
     neg_below, _, n_pos, n_neg, _, _ = _class_counts(ties)
@@ -165,7 +165,7 @@ def delong_components(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarra
         ``s10`` is NaN when a segment has one positive, ``s01`` when it has one
         negative (the variance cannot be estimated from a single case).
     """
-    if ties.stored_sums:  # summed by an engine from the same placements (ingest/sql_sums.py)
+    if ties.stored_sums:  # summed by an engine from the same placements (ingest/sums.py)
         return ties.stored("a_prime"), ties.stored("delong_s10"), ties.stored("delong_s01")
     neg_below, pos_above, n_pos, n_neg, neg_total, pos_total = _class_counts(ties)
     auc = _a_prime_from(ties, neg_below, n_pos, n_neg)

@@ -42,6 +42,7 @@ __all__ = ["cells_query", "collapsed", "thinned", "paired_query", "paired_tables
 
 S, P, N, M = "__aucpr_s", "__aucpr_pos", "__aucpr_n", "__aucpr_m"
 _RUN, _HP, _SN, _U, _X, _KEEP = "__aucpr_run", "__aucpr_hp", "__aucpr_sn", "__aucpr_u", "__aucpr_x", "__aucpr_keep"
+_ONE = "__aucpr_one"
 
 
 def _int(expr: nw.Expr) -> nw.Expr:
@@ -70,13 +71,15 @@ def cells_query(lf: nw.LazyFrame, coding: Coding, name: str, group_cols: Sequenc
         cases(missing).alias(M),
     )
     keys = [*group_cols, S, *([WEIGHT] if weight else [])]
-    return rows.group_by(keys).agg(nw.col(P).sum(), nw.col(N).sum(), nw.col(M).sum())
+    # 64-bit counts: DuckDB sums a BIGINT to a 128-bit HUGEINT, which doubles the cost of every window after
+    return (rows.group_by(keys).agg(nw.col(P).sum(), nw.col(N).sum(), nw.col(M).sum())
+            .with_columns(nw.col(P, N, M).cast(nw.Int64)))
 
 
 def window_sum(expr: nw.Expr, keys: Sequence[str], direction: str) -> nw.Expr:
     """The running sum of ``expr`` down a group's cells in the score's order, inclusive (missing scores last)."""
-    # descending scores ("higher") are an ascending order read in reverse
-    return expr.cum_sum(reverse=direction == "higher").over(*keys, order_by=S)
+    # descending scores ("higher") are an ascending order read in reverse; a count fits 64 bits (see cells_query)
+    return expr.cum_sum(reverse=direction == "higher").over(*keys, order_by=S).cast(nw.Int64)
 
 
 def _lowest(direction: str) -> nw.Expr:
@@ -86,8 +89,9 @@ def _lowest(direction: str) -> nw.Expr:
 
 def _merged(cells: nw.LazyFrame, keys: Sequence[str], direction: str, group: Sequence[str]) -> nw.LazyFrame:
     """The cells summed per ``group`` (and keys), at the run's lowest score in ``direction``."""
-    return cells.group_by([*keys, *group]).agg(_lowest(direction).alias(S), nw.col(P).sum(), nw.col(N).sum(),
-                                               nw.col(M).sum()).select(*keys, S, P, N, M)
+    return (cells.group_by([*keys, *group]).agg(_lowest(direction).alias(S), nw.col(P).sum(), nw.col(N).sum(),
+                                                nw.col(M).sum())
+            .select(*keys, S, nw.col(P, N, M).cast(nw.Int64)))  # 64-bit counts, as in cells_query
 
 
 def collapsed(cells: nw.LazyFrame, keys: Sequence[str], direction: str) -> nw.LazyFrame:
@@ -110,10 +114,15 @@ def thinned(cells: nw.LazyFrame, keys: Sequence[str], direction: str, grid: int)
     come back as one cell per group: they only count missing rows.
     """
     negatives = nw.col(N) - nw.col(P)
+    constant = not keys
+    if constant:
+        # one group: a constant key, so that DuckDB sums the totals in the running sums' window (a total over
+        # the whole frame is a window of its own there, a second pass over every cell)
+        cells, keys = cells.with_columns(nw.lit(0, nw.Int8).alias(_ONE)), [_ONE]
     usable_keys = [*keys, _U]
 
     def total(expr: nw.Expr) -> nw.Expr:
-        return expr.sum().over(*keys) if keys else expr.sum()
+        return expr.sum().over(*keys).cast(nw.Int64)
 
     run = cells.with_columns(
         (nw.col(N) > 0).alias(_U),
@@ -138,7 +147,8 @@ def thinned(cells: nw.LazyFrame, keys: Sequence[str], direction: str, grid: int)
     kept_int = _int(nw.col(_KEEP))
     runs = kept.with_columns((window_sum(kept_int, usable_keys, direction) - kept_int).alias(_RUN))
     runs = runs.with_columns(nw.when(nw.col(_U)).then(nw.col(_RUN)).otherwise(-1).alias(_RUN))
-    return _merged(runs, keys, direction, [_U, _RUN])
+    merged = _merged(runs, keys, direction, [_U, _RUN])
+    return merged.drop(_ONE) if constant else merged
 
 
 def too_large(engine_name: str, limit: int, what: str, estimate: int | None = None) -> TieTableTooLarge:

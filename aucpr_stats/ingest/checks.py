@@ -69,7 +69,7 @@ def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], An
     """Raise the first applicable input error, naming column, problem and row count.
 
     ``stats`` holds the counts of one read of the data (see
-    :class:`~aucpr_stats.ingest.polars_source.Collected`); ``examples(which,
+    :mod:`aucpr_stats.ingest.stats`); ``examples(which,
     column)`` gives the first rows of a problem, for the message (row numbers,
     or a text such as ``index labels ['p17']``); ``level_counts(which)`` the
     outcome's levels with their row counts (``"all"``, or ``"neither"``

@@ -24,9 +24,10 @@ def indicator(condition: nw.Expr) -> nw.Expr:
 
     Every engine sums it (Spark refuses to sum booleans, dask concatenates
     them), and polars evaluates it at about the cost of a boolean sum (a cast
-    to an integer type costs a pass of its own).
+    to an integer type costs a pass of its own). 64-bit, so that a count
+    never wraps (polars sums a 32-bit column in 32 bits).
     """
-    return nw.when(condition).then(1).otherwise(0)
+    return nw.when(condition).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
 
 
 def is_text(dtype: Any) -> bool:

@@ -231,8 +231,8 @@ def join_notes(first, second, sep: str = "; ") -> np.ndarray:
     b = np.broadcast_to(np.asarray(second, dtype=object), a.shape)
     has_a = a != None  # noqa: E711 - elementwise on object arrays
     has_b = b != None  # noqa: E711
-    text_a = np.where(has_a, a, "").astype(str)
-    text_b = np.where(has_b, b, "").astype(str)
-    joined = np.char.add(np.char.add(text_a, np.where(has_a & has_b, sep, "")), text_b).astype(object)
-    joined[~(has_a | has_b)] = None
+    joined = np.where(has_a, a, b)  # one note or none: taken as it is
+    both = has_a & has_b
+    if both.any():  # only the entries with two notes are joined as text
+        joined[both] = np.char.add(np.char.add(a[both].astype(str), sep), b[both].astype(str)).astype(object)
     return joined

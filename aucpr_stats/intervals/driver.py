@@ -104,7 +104,7 @@ def _methods_iv(method: Any, result: Any) -> list[tuple[IntervalMethod, MethodOp
         return m.serves is None or all(m.serves(r) for r in records)
 
     design = design_of(result)
-    # a result of an engine's partial sums holds no tie rows (ingest/engine_sums.py): only some methods serve
+    # a result of an engine's partial sums holds no tie rows (tables/sums.py): only some methods serve
     summed = result.ties.stored_sums
     served = [name for name, m in registry.items() if not (summed and m.needs_rows)]
     if isinstance(method, str) and method == "all":

@@ -287,3 +287,6 @@ def default_method(result) -> str:
 
 
 ROC_METHODS = tuple(INTERVAL_METHODS["auroc"])
+#: the methods that draw random numbers (their options take ``rng=``), over both metrics
+RANDOM_METHODS = tuple(dict.fromkeys(name for methods in INTERVAL_METHODS.values()
+                                     for name, method in methods.items() if method.random))

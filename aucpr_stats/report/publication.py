@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import polars as pl
 
 from .._validate import SCORE_KEY, integer_iv, level_iv
+from ..intervals.registry import RANDOM_METHODS
 from ..resample import DEFAULT_N_BOOT
 from ..exceptions import InputError, InputTypeError
 from .cells import Labels, format_cell, level_text, marks_footnote, note_marks, one_separator, pretty_name
@@ -23,9 +24,6 @@ from .stacked import heterogeneity_footnote, stack_tables
 from .table import PublicationTable
 
 __all__ = ["publication_table", "grouping"]
-
-#: Interval methods that draw random numbers: the footnote gives their replicates and seed.
-RESAMPLING = ("bootstrap", "cross_validation")
 
 
 def _methods_for(result: Any, method: Any) -> list[str | None]:
@@ -187,7 +185,7 @@ def _estimator_text(name: str, label: Labels) -> str:
 def _method_text(method: str, options: Mapping, method_options: Mapping | None, label: Labels) -> str:
     """A method's name as the footnote gives it, with replicates and seed for the resampling methods."""
     text = label(method, pretty_name(method))
-    if method not in RESAMPLING:
+    if method not in RANDOM_METHODS:  # the footnote gives their replicates and seed
         return text
     used = {**options, **((method_options or {}).get(method, {}))}
     parts = []

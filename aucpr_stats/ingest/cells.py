@@ -46,7 +46,7 @@ _ONE = "__aucpr_one"
 
 
 def _int(expr: nw.Expr) -> nw.Expr:
-    return indicator(expr)
+    return indicator(expr, nw.Int64)
 
 
 def cells_query(lf: nw.LazyFrame, coding: Coding, name: str, group_cols: Sequence[str],

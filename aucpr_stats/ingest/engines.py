@@ -91,7 +91,14 @@ class PolarsEngine(Engine):
     streaming: bool = False
 
     def collect(self, frames: list[nw.LazyFrame]) -> list[pl.DataFrame]:
-        return pl.collect_all([f.to_native() for f in frames], engine="streaming" if self.streaming else "auto")
+        if not self.streaming:
+            return pl.collect_all([f.to_native() for f in frames])
+        # the queries of one pass share their scan; polars' common-subplan elimination would cache that scan
+        # for all of them (+110 MiB on 5e7 Parquet rows of 9,614 distinct scores, benchmarks/README.md)
+        # where each query streams it on its own within its morsels
+        optimizations = pl.QueryOptFlags()
+        optimizations.comm_subplan_elim = False
+        return pl.collect_all([f.to_native() for f in frames], engine="streaming", optimizations=optimizations)
 
     def example_rows(self, frame: nw.LazyFrame, mask: nw.Expr, limit: int = 5) -> list[int] | str:
         numbered = nw.from_native(frame.to_native().with_row_index(ROW))

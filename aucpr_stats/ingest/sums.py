@@ -94,7 +94,7 @@ def sums_query(lf: nw.LazyFrame, coding: Coding, name: str, by: Sequence[str], d
         nw.when(p == 0).then(0.0).when(mixed).then(b * cross).otherwise(b * at).alias("ap_term"),
         nw.when(p == 0).then(0.0).when(mixed).then(b * cross).otherwise(b * (above + at) / 2).alias("lt_term"),
         (wide_p * w).alias("pw_term"), (wide_p * w * w).alias("pw2_term"), (wide_n * v * v).alias("r_term"),
-        indicator(p > 0).alias("pc_term"))
+        indicator(p > 0, nw.Int64).alias("pc_term"))
     sums = [p.sum().alias("n_pos"), n.sum().alias("n_neg"), nw.col(M).sum().alias("n_missing"),
             nw.col("ap_term").sum().alias("ap_sum"), nw.col("lt_term").sum().alias("lt_sum"),
             nw.col("pw_term").sum().alias("pw"), nw.col("pw2_term").sum().alias("pw2"),

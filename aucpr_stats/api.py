@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
+
+import numpy as np
 
 from . import _validate
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, ESTIMATORS
@@ -10,6 +13,7 @@ from .estimators.registry import records
 from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .estimators.engine import evaluate
 from .estimators.partial import partial_iv
+from .exceptions import DegenerateGroupWarning
 from .front_door import front_door
 from .ingest import read
 from .request import Request
@@ -63,7 +67,7 @@ def estimate(request: Request, stacklevel: int = 2) -> EstimateResult:
     """
     ingested = read(request, stacklevel=stacklevel)
     chosen = request.records
-    return _RESULTS[request.metric](
+    result = _RESULTS[request.metric](
         ties=ingested.ties,
         keys=ingested.keys,
         by=ingested.key_columns,
@@ -81,6 +85,21 @@ def estimate(request: Request, stacklevel: int = 2) -> EstimateResult:
         weight_sums=ingested.weight_sums,
         **({} if ingested.folds is None else {"folds": ingested.folds}),  # aucpr(fold=): the caller's folds
     )
+    warn_undefined(result, stacklevel=stacklevel)
+    return result
+
+
+def warn_undefined(result: EstimateResult, stacklevel: int) -> None:
+    """One warning for the estimates that are NaN in groups holding both classes, with their notes."""
+    holds_both = np.array([note is None for note in result.notes], dtype=bool)
+    undefined = np.isnan(result.estimates) & holds_both[:, None]
+    if not undefined.any():
+        return
+    notes = result.estimate_notes()
+    reasons = sorted({str(notes[g, e]) for g, e in zip(*np.nonzero(undefined))})
+    warnings.warn(f"{int(undefined.sum())} estimate{'s' * (int(undefined.sum()) != 1)} undefined in groups "
+                  f"holding both classes (NaN; see the `note` column): {'; '.join(reasons)}",
+                  DegenerateGroupWarning, stacklevel=stacklevel + 1)  # counted from estimate's caller
 
 
 def aucpr(

@@ -137,6 +137,18 @@ class EstimateResult(GroupedResult):
             )
         return float(self.estimates[0, 0])
 
+    def estimate_notes(self) -> np.ndarray:
+        """(groups, estimators) notes of the estimates: the group's own (no rows, one class), else why a NaN
+        estimate is undefined (its record's ``undefined``), else None."""
+        notes = np.full(self.estimates.shape, None, dtype=object)
+        reasons = np.array([record.undefined or "no estimate" for record in self.records], dtype=object)
+        undefined = np.isnan(self.estimates)
+        notes[undefined] = np.broadcast_to(reasons, notes.shape)[undefined]
+        group_notes = np.asarray(self.notes, dtype=object)
+        degenerate = np.flatnonzero([note is not None for note in self.notes])
+        notes[degenerate] = group_notes[degenerate, None]
+        return notes
+
     # ------------------------------------------------------------ frames
     def _long_index(self) -> tuple[np.ndarray, np.ndarray]:
         """(group index, estimator index) of each long-format row, group-major."""
@@ -155,7 +167,7 @@ class EstimateResult(GroupedResult):
                 "n_neg": self.n_neg[groups],
                 "prevalence": self.prevalence[groups],
                 **self._stated_prevalence(groups.size),
-                "note": pl.Series([self.notes[g] for g in groups], dtype=pl.String),
+                "note": pl.Series(self.estimate_notes()[groups, ests].tolist(), dtype=pl.String),
                 "n_missing": self.keys["n_missing"].to_numpy()[groups],
             }
         )

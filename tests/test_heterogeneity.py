@@ -317,3 +317,48 @@ def test_adjust_unpaired_and_nan_rows():
     with pytest.raises(InputError, match="`adjust`"):
         compare(df, "y", ["s1", "s2"], adjust="fdr", metric="auroc")
     assert "Holm" in compare(df, "y", ["s1", "s2"], by="g", adjust="holm", metric="auroc").summary()
+
+
+def test_p_values_past_the_reference_distribution_are_floored_not_zero():
+    """A chi-square or normal tail beyond double precision is stored as the smallest normal double, never 0."""
+    from scipy.stats import chi2
+
+    from aucpr_stats.compare.statistics import P_FLOOR
+
+    rng = np.random.default_rng(0)
+    n = 40_000
+    y = rng.random(n) < 0.3
+    g = np.arange(n) % 2
+    frame = pl.DataFrame({"y": y, "s": np.where(g == 0, y + rng.normal(size=n) * 0.35, rng.normal(size=n)),
+                          "noise": rng.normal(size=n), "g": g})
+    test = auroc(frame, "y", "s", by="g").heterogeneity()
+    assert chi2.sf(test.statistic, 1) == 0.0  # the tail underflows: the case the floor is for
+    assert test.p_value == P_FLOOR > 0.0
+    paired = compare(frame.filter(pl.col("g") == 0), "y", ["s", "noise"], metric="auroc")
+    assert abs(paired.frame["z"][0]) > 40
+    assert paired.frame["p_value"][0] == P_FLOOR
+    assert test.to_frame()["p_value"][0] > 0.0
+
+
+def test_aucpr_heterogeneity_across_different_prevalences_says_so_and_a_common_prevalence_does_not():
+    from scipy.stats import chi2_contingency
+
+    from aucpr_stats.compare.prevalence import prevalence_note
+
+    rng = np.random.default_rng(0)
+    g = np.repeat(np.arange(4), 500)
+    y = rng.random(g.size) < np.array([0.05, 0.1, 0.2, 0.4])[g]
+    frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size)})  # a pure-noise score
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sample = aucpr(frame, "y", "s", by="g").heterogeneity()
+        common = aucpr(frame, "y", "s", by="g", prevalence=0.1).heterogeneity()
+    assert sample.p_value < 1e-10 and common.p_value > 0.05  # the test reads the prevalences, not the score
+    assert "prevalences differ" in sample.to_polars()["note"][0]
+    assert "prevalences differ" not in (common.to_polars()["note"][0] or "")
+    counts = np.array([[y[g == k].sum() for k in range(4)], [(~y[g == k]).sum() for k in range(4)]])
+    p = chi2_contingency(counts, correction=False)[1]
+    assert f"p = {p:.2g}" in sample.to_polars()["note"][0]
+    assert prevalence_note(np.array([30, 31, 29]), np.array([270, 269, 271])) is None
+    assert auroc(frame, "y", "s", by="g").heterogeneity().to_polars()["note"].fill_null("").str.contains(
+        "prevalences differ").sum() == 0

@@ -199,7 +199,8 @@ def test_small_sample_warning_and_note_below_the_record_minimum(monkeypatch):
     df = pl.DataFrame({"y": np.r_[np.ones(8), np.zeros(40)].astype(bool), "s": rng.normal(size=48),
                        "g": ["a"] * 4 + ["b"] * 4 + ["a"] * 20 + ["b"] * 20})
     df = df.with_columns(pl.when(pl.col("g") == "b").then(pl.col("s")).otherwise(pl.col("s") + 0.5 * pl.col("y")))
-    _with_minimum(monkeypatch, "auroc", "delong", min_positives=5)
+    # the positives' rule alone (the boundary rule, min(P, N)(1 - A') < 15, is tested on its own below)
+    _with_minimum(monkeypatch, "auroc", "delong", min_positives=5, min_boundary_count=None)
     big = pl.concat([df, df.with_columns(pl.lit("c").alias("g")), df.filter(pl.col("g") == "a").with_columns(
         pl.lit("c").alias("g"))])
     with pytest.warns(SmallSampleWarning, match=r"delong \(2 rows\)") as caught:
@@ -209,7 +210,7 @@ def test_small_sample_warning_and_note_below_the_record_minimum(monkeypatch):
     expected = "small sample: fewer than 5 positives, the delong interval may under-cover (docs/validation.md)"
     assert notes["a"].endswith(expected) and notes["b"].endswith(expected)
     assert notes["c"] is None  # 12 positives
-    _with_minimum(monkeypatch, "auroc", "delong", min_positives=4)
+    _with_minimum(monkeypatch, "auroc", "delong", min_positives=4, min_boundary_count=None)
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallSampleWarning)
         auroc(big, "y", "s", by="g").conf_int(method="delong")  # no warning at the minimum
@@ -259,3 +260,79 @@ def test_perfect_separation_gives_the_wilson_interval_of_one_whatever_the_estima
     df2 = df.with_columns(pl.when(pl.col("s") == 100.0).then(-1.0).otherwise(pl.col("s")).alias("s"))
     frame2 = _quiet(lambda: aucpr(df2, "y", "s", estimator="interpolated_median").conf_int(method="logit"))
     assert frame2["note"][0] is None or "perfect separation" not in frame2["note"][0]
+
+
+# ---------------------------------------------------------------- partial areas: their own attainable range
+def _separated_groups(seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(40), 300)
+    y = rng.random(g.size) < 0.2
+    return pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + 3.5 * y})
+
+
+def test_a_partial_auroc_interval_stays_below_the_largest_partial_area():
+    """Over specificity 0.9-1 the area is at most 0.1: DeLong's Wald interval is cut there, with its note."""
+    from scipy.stats import norm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        ci = auroc(_separated_groups(), "y", "s", by="g", specificity=(0.9, 1)).conf_int(method="delong")
+    width = 1.0 - 0.9
+    z = norm.ppf(0.975)
+    raw_upper = ci["estimate"].to_numpy() + z * ci["se"].to_numpy()
+    crossed = raw_upper > width
+    assert crossed.sum() >= 5  # well separated groups cross the maximum (the test can fail)
+    upper, notes = ci["upper"].to_numpy(), ci["note"].fill_null("").to_list()
+    assert (upper <= width).all()
+    np.testing.assert_allclose(upper[crossed], width)
+    np.testing.assert_allclose(upper[~crossed], raw_upper[~crossed], rtol=1e-12)
+    assert all(("truncated to [0, 0.1]" in note) == bool(c) for note, c in zip(notes, crossed))
+
+
+def test_a_standardized_partial_auroc_interval_stays_in_half_to_one():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        rng = np.random.default_rng(3)
+        g = np.repeat(np.arange(30), 60)
+        y = rng.random(g.size) < 0.3
+        frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + 0.4 * y})
+        ci = auroc(frame, "y", "s", by="g", specificity=(0.8, 1), standardized=True).conf_int(method="delong")
+    formed = ci.filter(pl.col("lower").is_not_nan())
+    assert (formed["lower"] >= 0.5).all() and (formed["upper"] <= 1.0).all()
+    cut = formed.filter(pl.col("note").fill_null("").str.contains("truncated to [0.5, 1]", literal=True))
+    assert cut.height >= 1
+
+
+def test_the_attainable_range_of_each_partial_window():
+    from aucpr_stats.estimators.partial import PartialRange
+
+    assert PartialRange("specificity", 0.8, 1.0).attainable() == (0.0, pytest.approx(0.2))
+    assert PartialRange("sensitivity", 0.9, 1.0, standardized=True).attainable() == (0.5, 1.0)
+    assert PartialRange("recall", 0.0, 0.5).attainable() == (0.0, 0.5)
+    assert PartialRange("recall", 0.0, 0.5, standardized=True).attainable() == (0.0, 1.0)
+
+
+# ---------------------------------------------------------------- AUROC near 1: the boundary rule of the record
+def test_a_wald_auroc_interval_near_one_is_flagged_by_its_record_rule():
+    """min(P, N) (1 - A') below the record's min_boundary_count: a note, a warning; the score interval is not."""
+    rng = np.random.default_rng(1)
+    g = np.repeat([0, 1], 1000)
+    y = rng.random(g.size) < 0.1
+    shift = np.where(g == 0, 4.0, 1.0)  # group 0 near-perfect (AUROC ~0.998), group 1 weak (~0.76)
+    frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + shift * y})
+    result = auroc(frame, "y", "s", by="g")
+    estimate = result.to_polars().sort("g")["estimate"].to_numpy()
+    n_pos = np.array([y[g == k].sum() for k in (0, 1)])
+    n_neg = 1000 - n_pos
+    count = np.minimum(n_pos, n_neg) * (1 - estimate)
+    for name in ("delong", "logit"):
+        rule = INTERVAL_METHODS["auroc"][name].min_boundary_count
+        expected = count < rule
+        assert expected.tolist() == [True, False]  # the data put one group on each side (the test can fail)
+        with pytest.warns(SmallSampleWarning, match="distance from 1"):
+            notes = result.conf_int(method=name).sort("g")["note"].fill_null("").to_list()
+        assert [("near the boundary" in note) for note in notes] == expected.tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        newcombe = result.conf_int(method="newcombe")
+    assert newcombe["note"].fill_null("").str.contains("near the boundary").sum() == 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -103,3 +105,18 @@ def test_aucpr_power_plan_reaches_the_power():
     plan = sample_size("aucpr", prevalence=0.1, aucpr=0.2, power=0.8, n_sim=200, seed=1)
     assert plan.power + 2 * plan.power_se >= 0.8
     assert plan.true_aucpr == pytest.approx(0.2928, abs=1e-4)
+
+
+def test_a_planned_size_below_the_analysis_minimum_says_so():
+    from aucpr_stats.exceptions import SmallSampleWarning
+    from aucpr_stats.intervals import INTERVAL_METHODS
+
+    minimum = INTERVAL_METHODS["auroc"]["delong"].min_positives
+    with pytest.warns(SmallSampleWarning, match="below 50 positives"):
+        small = sample_size("auroc", auc=0.8, power=0.9, alpha=0.05, ratio=2)
+    assert small.n_pos < minimum and small.interval == "delong"
+    assert f"plan at least {minimum:g} positives" in small.note
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        large = sample_size("auroc", auc=0.6, power=0.9, alpha=0.05, ratio=2)
+    assert large.n_pos >= minimum and large.note is None

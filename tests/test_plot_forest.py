@@ -110,3 +110,23 @@ def test_forest_stacked_blocks_overall_and_metric_panels():
     headers = [t.get_text() for t in pr_ax.texts if t.get_fontweight() == "bold"]
     assert headers == ["AUCPR (95% CI)", "Subgroup"]
     plt.close(pr_ax.figure)
+
+
+def test_the_aucpr_baseline_is_the_prevalence_the_estimate_is_at():
+    import warnings
+
+    rng = np.random.default_rng(0)
+    g = np.repeat(np.arange(3), 300)
+    y = rng.random(g.size) < np.array([0.2, 0.33, 0.45])[g]
+    frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + y})
+
+    def baseline(result):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ax = forest_plot(result, method="logit")
+        (line,) = [ln for ln in ax.get_lines() if "prevalence" in str(ln.get_label())]
+        return np.sort(np.asarray(line.get_xdata(), dtype=float))
+
+    sample = np.sort([y[g == k].mean() for k in range(3)])
+    np.testing.assert_allclose(baseline(aucpr(frame, "y", "s", by="g")), sample)
+    np.testing.assert_allclose(baseline(aucpr(frame, "y", "s", by="g", prevalence=0.05)), [0.05] * 3)

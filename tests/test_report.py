@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from aucpr_stats import compare
 from aucpr_stats.api import aucpr, auroc
 from aucpr_stats.exceptions import InputError
 from aucpr_stats.report import PublicationTable, format_cell, publication_table
@@ -246,3 +247,71 @@ def test_latex_sets_off_the_overall_row():
     start = lines.index(r"\midrule")
     assert lines[start + 1].startswith("Overall & ") and lines[start + 2] == r"\midrule"
     assert [line.split(" & ")[0] for line in lines[start + 3: start + 6]] == ["a", "b", "c"]
+
+
+# ---------------------------------------------------------------- a random result without a seed says so
+def _two_scores() -> pl.DataFrame:
+    rng = np.random.default_rng(0)
+    y = rng.random(800) < 0.3
+    return pl.DataFrame({"y": y, "a": rng.normal(size=800) + y, "b": rng.normal(size=800) + 0.5 * y,
+                         "f": np.arange(800) % 5})
+
+
+def test_an_interval_drawn_without_a_seed_says_so_and_a_seeded_one_does_not():
+    import warnings
+
+    result = aucpr(_two_scores(), "y", "a", fold="f")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        unseeded = result.conf_int(method="bootstrap", n_boot=50)["note"][0]
+        seeded = result.conf_int(method="bootstrap", n_boot=50, rng=1)["note"][0]
+        aliased = result.conf_int(method="bootstrap", n_boot=50, seed=1)["note"][0]
+        random_folds = result.conf_int(method="cross_validation", folds=5)["note"][0]
+        own_folds = result.conf_int(method="cross_validation", folds="column")["note"][0]
+        closed_form = result.conf_int(method="logit")["note"][0]
+    assert "no seed set (rng=None)" in unseeded
+    assert "no seed set (rng=None)" in random_folds
+    for note in (seeded, aliased, own_folds, closed_form):
+        assert note is None or "no seed" not in note
+    assert "no seed set" in result.table(method="bootstrap").note
+    assert "seed 7" in result.table(method="bootstrap", rng=7).note
+
+
+def test_a_bootstrap_comparison_without_a_seed_says_so_in_its_note_and_footnote():
+    unseeded = compare(_two_scores(), "y", ["a", "b"], n_boot=100)
+    seeded = compare(_two_scores(), "y", ["a", "b"], n_boot=100, rng=3)
+    delong = compare(_two_scores(), "y", ["a", "b"], metric="auroc")
+    assert "no seed set" in unseeded.frame["note"][0]
+    assert "no seed set: rerunning gives other limits and p-values" in unseeded.table().note
+    assert seeded.frame["note"][0] is None and "seed 3" in seeded.table().note
+    assert delong.frame["note"][0] is None and "seed" not in delong.table().note
+
+
+def test_a_comparison_of_partial_areas_is_labelled_partial_with_its_range():
+    frame = _two_scores()
+    raw = compare(frame, "y", ["a", "b"], metric="auroc", specificity=(0.9, 1), n_boot=50, rng=1).table()
+    assert raw.cells.columns[2:4] == ["Partial AUROC a", "Partial AUROC b"]
+    assert "Partial area over specificity 0.9\u20131, which lies in [0, 0.1]." in raw.note
+    standardized = compare(frame, "y", ["a", "b"], metric="auroc", specificity=(0.9, 1), standardized=True,
+                           n_boot=50, rng=1).table()
+    assert "Standardised partial area (McClish) over specificity 0.9\u20131, which lies in [0.5, 1]." in (
+        standardized.note)
+    recall = compare(frame, "y", ["a", "b"], recall=(0, 0.5), n_boot=50, rng=1).table()
+    assert recall.cells.columns[2] == "Partial AUCPR a" and "which lies in [0, 0.5]" in recall.note
+    full = compare(frame, "y", ["a", "b"], metric="auroc").table()
+    assert full.cells.columns[2] == "AUROC a" and "Partial" not in full.note
+
+
+def test_the_prevalence_column_shows_the_stated_prevalence_the_estimates_are_at():
+    import warnings
+
+    rng = np.random.default_rng(0)
+    g = np.repeat(np.arange(2), 400)
+    y = rng.random(g.size) < 0.3
+    frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + y})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stated = publication_table(aucpr(frame, "y", "s", by="g", prevalence=0.05), method="logit", prevalence=True)
+        sample = publication_table(aucpr(frame, "y", "s", by="g"), method="logit", prevalence=True)
+    assert stated.cells["Stated prevalence (%)"].to_list() == ["5.0", "5.0"]
+    assert sample.cells["Prevalence (%)"].to_list() == [f"{100 * y[g == k].mean():.1f}" for k in range(2)]

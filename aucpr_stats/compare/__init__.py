@@ -32,7 +32,7 @@ from .heterogeneity import HeterogeneityResult, heterogeneity
 from .interaction import LevelTables, PairedRows, interaction
 from .methods import COMPARISON_METHODS, ComparisonMethod
 from .result import ComparisonResult
-from .statistics import ADJUST_METHODS, adjust_p_values, bootstrap_p_value
+from .statistics import ADJUST_METHODS, UNSEEDED_COMPARISON, adjust_p_values, bootstrap_p_value
 from .unpaired import compare_unpaired
 
 __all__ = ["compare", "ComparisonResult", "DEFAULT_METRIC", "METRICS", "METHODS", "COMPARISON_METHODS",
@@ -329,6 +329,9 @@ def compare(
         table = table.insert_column(table.columns.index("p_value") + 1, adjusted)
     design = {k: v for k, v in (("cluster", None if rows_as_clusters else cluster), ("prevalence", prevalence),
                                 ("weights", weights)) if v is not None}
+    if method == "bootstrap" and seed is None:  # another run gives another interval and p-value: say so
+        table = table.with_columns(pl.when(pl.col("note").is_null()).then(pl.lit(UNSEEDED_COMPARISON))
+                                   .otherwise(pl.col("note") + "; " + UNSEEDED_COMPARISON).alias("note"))
     # a comparison of independent rows keeps its tables, for the jackknife of `.interaction()`
     source = None
     if ingested.paired is not None and weights is None:
@@ -337,4 +340,5 @@ def compare(
         source = LevelTables(ingested.ties, estimators, ingested.keys, list(ingested.key_columns), seg_a, seg_b)
     return ComparisonResult(table=table, frame_kind=ingested.kind, paired=between is None, by=spec.by,
                             between=between, outcome=spec.outcome, scores=spec.scores, adjust=adjust,
-                            design=design, jackknife_source=source, **common)
+                            design=design, jackknife_source=source, seed=seed, records=estimators,
+                            **common)

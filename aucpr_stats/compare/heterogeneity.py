@@ -66,6 +66,8 @@ from ..report.cells import format_p
 from ..report.text import text_table
 from ..report.display import html_display
 from .jackknife import pooled_test, result_jackknife, weighted_spread, welch_test
+from .prevalence import prevalence_note
+from .statistics import floored_p
 
 __all__ = [
     "DEFAULT_SCALE",
@@ -135,7 +137,7 @@ def cochran_q(theta: np.ndarray, variance: np.ndarray, cell: np.ndarray, n_cells
         df = k - 1.0
         valid = k >= 2
         q = np.where(valid, q, np.nan)
-        p = np.where(valid, chi2.sf(q, np.maximum(df, 1.0)), np.nan)
+        p = np.where(valid, floored_p(chi2.sf(q, np.maximum(df, 1.0))), np.nan)
         i2 = np.where(valid, np.where(q > 0, np.maximum(0.0, (q - df) / q), 0.0), np.nan)
     return {"statistic": q, "df": np.where(valid, df, np.nan), "p_value": p, "i_squared": i2,
             "pooled": np.where(k >= 1, pooled, np.nan), "k": k.astype(np.int64)}
@@ -458,7 +460,13 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
             "labels": describe_keys(result.keys, across, group.tolist())}
     table, groups = assemble_test(info, rows, [*split, "estimator"], theta, variance, reason, n_pos,
                               expit if scale == "logit" else (lambda x: x), nu=nu, pooled=pooled)
+    if metric == "aucpr" and getattr(result, "stated_prevalence", None) is None:
+        note = prevalence_note(result.n_pos, result.n_neg)
+        if note is not None:  # AUCPR moves with prevalence: the test mixes both differences
+            table = table.with_columns(pl.when(pl.col("note").is_null()).then(pl.lit(note))
+                                       .otherwise(pl.col("note") + "; " + note).alias("note"))
     what = "" if not isinstance(result.score, str) else f"of {result.score}"
     return HeterogeneityResult(table=table, groups=groups, kind="heterogeneity", metric=metric, method=method,
                                scale=scale, across=tuple(across), frame_kind=result.frame_kind, what=what,
                                reference=("pooled" if pooled else "welch") if method == "jackknife" else "chi2")
+

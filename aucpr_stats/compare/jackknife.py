@@ -52,6 +52,7 @@ from ..exceptions import InputError
 from ..resample import Streams
 from ..ties import TieTable
 from .paired import joint_cells
+from .statistics import floored_p
 
 __all__ = ["CHUNK_ROWS", "DEFAULT_MAX_UNITS", "jackknife_options", "jackknife_variance", "paired_jackknife", "pooled_test", "result_jackknife", "welch_test",
            "weighted_spread"]
@@ -343,7 +344,7 @@ def welch_test(theta: np.ndarray, variance: np.ndarray, nu: np.ndarray, cell: np
         df1 = k - 1.0
         statistic = (q / df1) / (1.0 + 2.0 * (k - 2.0) * lam / (k * k - 1.0))
         df2 = (k * k - 1.0) / (3.0 * lam)
-        p = f_distribution.sf(statistic, np.maximum(df1, 1.0), df2)
+        p = floored_p(f_distribution.sf(statistic, np.maximum(df1, 1.0), df2))
     nan = np.nan
     return {"statistic": np.where(valid, statistic, nan), "df": np.where(valid, df1, nan),
             "df2": np.where(valid, df2, nan), "p_value": np.where(valid, p, nan), "q": np.where(valid, q, nan),
@@ -405,7 +406,7 @@ def pooled_test(theta: np.ndarray, variance: np.ndarray, nu: np.ndarray, n_pos: 
         valid = k >= 2
         df1 = k - 1.0
         statistic = q / df1
-        p = f_distribution.sf(statistic, np.maximum(df1, 1.0), df2)
+        p = floored_p(f_distribution.sf(statistic, np.maximum(df1, 1.0), df2))
     nan = np.nan
     return {"statistic": np.where(valid, statistic, nan), "df": np.where(valid, df1, nan),
             "df2": np.where(valid, df2, nan), "p_value": np.where(valid, p, nan), "q": np.where(valid, q, nan),

@@ -58,6 +58,12 @@ class ComparisonResult:
     design : dict
         ``cluster`` (the cluster column) and ``prevalence`` (a stated
         prevalence) when the comparison was made with them.
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        The ``rng=`` of a bootstrap comparison as given; None when no seed was
+        set (the note and the table's footnote then say a rerun differs).
+    records : tuple of Estimator
+        The registry records of ``estimators`` (a partial area's carries its
+        window, which the publication table states).
     jackknife_source : PairedRows, LevelTables or None
         For a comparison of independent rows (no clusters, no weights), the
         tables the jackknife of :meth:`interaction` reads: the scores' tables
@@ -81,6 +87,8 @@ class ComparisonResult:
     adjust: str | None = None
     design: dict = attrs.field(factory=dict)
     jackknife_source: Any = attrs.field(default=None, repr=False)
+    seed: Any = attrs.field(default=None, repr=False)
+    records: tuple = attrs.field(factory=tuple, converter=tuple, repr=False)
 
     def to_polars(self) -> pl.DataFrame:
         """The comparison table as a polars DataFrame, whatever the caller's frame type."""

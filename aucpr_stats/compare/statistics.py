@@ -17,7 +17,8 @@ from ..intervals.boundaries import TRUNCATED_NOTE, join_notes, truncate
 from ..intervals.small_sample import small_sample_mask, small_sample_note, warn_small_sample, withheld_note
 from .methods import COMPARISON_METHODS
 
-__all__ = ["ADJUST_METHODS", "paired_block", "adjust_p_values", "bootstrap_p_value", "p_value_floor", "normal_test",
+__all__ = ["ADJUST_METHODS", "paired_block", "adjust_p_values", "bootstrap_p_value", "p_value_floor", "P_FLOOR",
+           "floored_p", "UNSEEDED_COMPARISON", "normal_test",
            "bootstrap_summary", "difference_columns",
            "with_edge_notes", "warn_small_rows"]
 
@@ -66,6 +67,26 @@ def bootstrap_p_value(replicates: np.ndarray) -> np.ndarray:
     return np.where(n > 0, p, np.nan)
 
 
+#: Note of a bootstrap comparison drawn without a seed (``rng=None``).
+UNSEEDED_COMPARISON = "no seed set (rng=None): rerunning gives another interval and p-value"
+
+#: The smallest p-value a test stores: the smallest normal double. A reference distribution's tail below it
+#: underflows to 0 in double precision (a normal ``|z|`` beyond about 37.5); 0 would claim certainty.
+P_FLOOR = float(np.finfo(np.float64).tiny)
+
+
+def floored_p(p) -> np.ndarray:
+    """p-values from a reference distribution with an underflowed tail stored as :data:`P_FLOOR` (NaN stays NaN).
+
+    Examples
+    --------
+    >>> floored_p(np.array([0.0, 0.03, np.nan]))
+    array([2.22507386e-308, 3.00000000e-002,             nan])
+    """
+    p = np.asarray(p, dtype=np.float64)
+    return np.where(p < P_FLOOR, P_FLOOR, p)
+
+
 def p_value_floor(n_boot) -> np.ndarray:
     """The smallest bootstrap p-value :func:`bootstrap_p_value` can give with ``n_boot`` replicates: ``1/(B + 1)``."""
     return 1.0 / (np.asarray(n_boot, dtype=np.float64) + 1.0)
@@ -79,7 +100,7 @@ def normal_test(diff, var, level):
         se = np.sqrt(np.maximum(var, 0.0))
         z = np.where(se > 0, diff / se, np.nan)
         p = np.where(se > 0, 2.0 * ndtr(-np.abs(z)), np.where(diff == 0, 1.0, np.nan))
-    return se, z, p, diff - z_crit * se, diff + z_crit * se
+    return se, z, floored_p(p), diff - z_crit * se, diff + z_crit * se
 
 
 

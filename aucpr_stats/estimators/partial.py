@@ -108,6 +108,18 @@ class PartialRange:
     def as_dict(self) -> dict:
         return {"focus": self.focus, "lo": self.lo, "hi": self.hi, "standardized": self.standardized}
 
+    def attainable(self) -> tuple[float, float]:
+        """The values the partial area can take, which bound its intervals.
+
+        A curve is at most 1 over the window, so the raw area lies in
+        ``[0, hi - lo]``; the mean precision over a recall window in [0, 1];
+        McClish's standardised area in [1/2, 1] (it is NaN below the
+        diagonal's area, McClish 1989, Eq. 6).
+        """
+        if not self.standardized:
+            return 0.0, self.width
+        return (0.5, 1.0) if self.focus != "recall" else (0.0, 1.0)
+
 
 def _bounds_iv(value: Any, argument: str) -> tuple[float, float]:
     """A pair of numbers in [0, 1], in either order, not equal."""

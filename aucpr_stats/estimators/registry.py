@@ -85,6 +85,10 @@ __all__ = [
     "DEFAULT_TIES",
 ]
 
+#: The note of a standardised partial AUROC that is NaN (McClish 1989, Eq. 6; pROC's NA).
+_BELOW_DIAGONAL = ("no standardised partial area: the curve's partial area is below the diagonal's (McClish's "
+                   "standardisation is undefined there; the raw partial area is not)")
+
 #: The values of :attr:`Estimator.reads`, from the least read to the most.
 READS = ("positive_rows", "negative_runs", "every_row")
 
@@ -125,6 +129,9 @@ class Estimator:
         estimator has none.
     window : PartialRange, optional
         Set on the record of a partial area (its name is ``window.label(base)``).
+    undefined : str, optional
+        Why the estimate can be NaN for a group that holds both classes: the
+        note such a row gets. None when it never is.
     """
 
     name: str
@@ -138,6 +145,7 @@ class Estimator:
     summable: bool = False
     partial: Callable[..., np.ndarray] | None = None
     window: PartialRange | None = None
+    undefined: str | None = None
 
     def under(self, ties: str) -> "Estimator":
         """The record to use under ``ties=`` (``"interpolate"`` or ``"published"``)."""
@@ -154,9 +162,12 @@ class Estimator:
         """
         if self.partial is None:
             raise InputError(f"estimator {self.name!r} has no partial area")
+        undefined = self.undefined
+        if window.standardized and window.focus != "recall":
+            undefined = _BELOW_DIAGONAL
         return Estimator(window.label(self.name), self.metric,
                          functools.partial(self.partial, window=window, tie_blocks=self.ties),
-                         reads=self.reads, ties=self.ties, window=window)
+                         reads=self.reads, ties=self.ties, window=window, undefined=undefined)
 
     def __call__(self, ties: TieTable) -> np.ndarray:
         return self.function(ties)
@@ -211,7 +222,8 @@ PR_ESTIMATORS: dict[str, Estimator] = _registry(
     _tie_aware("interpolated_mean", interpolated_mean, "every_row", partial=partial_pr.INTERPOLATED_MEAN),
     _tie_aware("interpolated_median", interpolated_median, "every_row", partial=partial_pr.INTERPOLATED_MEDIAN),
     Estimator("interpolated_convex", "aucpr", interpolated_convex, reads="negative_runs"),
-    Estimator("binormal", "aucpr", binormal),
+    Estimator("binormal", "aucpr", binormal, undefined=(
+        "no binormal fit: a class has fewer than two rows, or the negatives' scores are all equal")),
     _tie_aware("threshold_trapezoid", threshold_trapezoid, "negative_runs",
                contributions=threshold_trapezoid_contributions),
 )

@@ -27,13 +27,16 @@ import numpy as np
 from .closed_form import normal_quantile
 
 __all__ = ["wilson_interval", "newcombe_variance", "newcombe_interval", "truncate", "join_notes",
-           "TRUNCATED_NOTE", "BOUNDARY_NOTE", "CANNOT_FORM_NOTE"]
+           "TRUNCATED_NOTE", "BOUNDARY_NOTE", "CANNOT_FORM_NOTE", "UNSEEDED_NOTE"]
 
 #: Note of a row whose Wald-type interval crossed a bound and was clipped (the tables footnote it).
 TRUNCATED_NOTE = "truncated to [{lo:g}, {hi:g}]"
 
 #: Note of a row whose interval is the boundary fallback (``{method}`` the score interval's name).
 BOUNDARY_NOTE = "boundary fallback: {reason}, so the {method} score interval"
+
+#: Note of a row whose interval was drawn at random without a seed (``rng=None``).
+UNSEEDED_NOTE = "no seed set (rng=None): rerunning gives other limits"
 
 #: Note of a row whose interval cannot be formed (fewer than two positives).
 CANNOT_FORM_NOTE = "1 positive: no interval can be formed"
@@ -208,8 +211,8 @@ def newcombe_interval(estimate, n_pos, n_neg, level: float = 0.95):
     return lower.reshape(shape), upper.reshape(shape), se.reshape(shape)
 
 
-def truncate(lower, upper, lo: float = 0.0, hi: float = 1.0):
-    """Clip interval bounds to ``[lo, hi]``; returns (lower, upper, truncated) with ``truncated`` a boolean mask.
+def truncate(lower, upper, lo=0.0, hi=1.0):
+    """Clip interval bounds to ``[lo, hi]`` (scalars, or arrays that broadcast); returns (lower, upper, truncated).
 
     A row is truncated when either bound was outside; NaN bounds stay NaN and
     are not flagged. pROC truncates its DeLong intervals the same way.

@@ -99,6 +99,10 @@ class CrossValidation(MethodOptions):
             )
         return self
 
+    def unseeded(self) -> bool:
+        """Random folds without a seed (the caller's fold column draws nothing)."""
+        return self.folds != "column" and self.rng is None
+
 
 def folds_matrix(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Arrange per-segment values (segments = (group, fold)) as (n_groups, max folds, ...), NaN-padded.

@@ -27,7 +27,7 @@ from .._validate import level_iv, names_or_all_iv, shown
 from ..estimators import ESTIMATORS
 from ..exceptions import InputError, InputTypeError, TieTableTooLarge
 from ..progress import progress_iv
-from .boundaries import join_notes
+from .boundaries import UNSEEDED_NOTE, join_notes
 from .edges import at_the_edges
 from .options import MethodOptions
 from .small_sample import warn_small_sample
@@ -263,7 +263,8 @@ def fold_estimates(result: Any, folds: int | str | None = None, seed: Any = None
 def _warn_small(methods: Sequence[IntervalMethod], computed: list) -> None:
     """One SmallSampleWarning per call, naming the methods used below their minimum number of positives."""
     warn_small_sample({m.name: int(out["small_sample"].sum()) for m, out in zip(methods, computed)},
-                      clusters=any(out["few_clusters"].any() for out in computed))
+                      clusters=any(out["few_clusters"].any() for out in computed),
+                      boundary=any(out.get("near_boundary", np.zeros(0, bool)).any() for out in computed))
 
 
 # ------------------------------------------------------------------ the frame
@@ -276,10 +277,14 @@ def _notes(request: IntervalRequest, methods: Sequence[IntervalMethod], views: S
     for k, (m, view, out) in enumerate(zip(methods, views, computed)):
         own = m.note(view, out) if m.note is not None else np.full(request.shape, None, dtype=object)
         notes[:, :, k] = np.where(out["edge_only"], out["edge_note"], join_notes(own, out["edge_note"]))
-    notes[np.isnan(result.estimates)] = "no estimate"
-    group_notes = np.asarray(result.notes, dtype=object)
-    degenerate = np.flatnonzero([note is not None for note in result.notes])
-    notes[degenerate] = group_notes[degenerate, None, None]
+        if view.options.unseeded():  # a random interval without a seed: another run gives other limits
+            with np.errstate(invalid="ignore"):
+                formed = np.isfinite(np.asarray(out["lower"], dtype=np.float64))
+            notes[:, :, k] = join_notes(notes[:, :, k], np.where(formed, UNSEEDED_NOTE, None))
+    # a group's own note, else why its estimate is NaN (results.estimate_notes)
+    estimate_notes = result.estimate_notes()
+    noted = np.not_equal(estimate_notes, None)
+    notes[noted] = estimate_notes[noted][:, None]
     return notes
 
 

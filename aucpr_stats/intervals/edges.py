@@ -31,7 +31,8 @@ from ..ties import TieTable
 from .boundaries import (BOUNDARY_NOTE, CANNOT_FORM_NOTE, TRUNCATED_NOTE, join_notes, newcombe_interval, truncate,
                          wilson_interval)
 from .registry import INTERVAL_METHODS
-from .small_sample import cluster_mask, cluster_note, small_sample_mask, small_sample_note
+from .small_sample import (boundary_mask, boundary_note, cluster_mask, cluster_note, small_sample_mask,
+                           small_sample_note)
 
 __all__ = ["BOUNDARY_METHOD", "boundary_interval", "at_the_edges"]
 
@@ -119,8 +120,12 @@ def at_the_edges(request, method, out: dict) -> dict:
             head, tail = BOUNDARY_NOTE.format(reason="\0", method=name).split("\0")
             notes[edge] = np.char.add(np.char.add(head, reason.astype(str)), tail).astype(object)
 
-    lower, upper, truncated = truncate(lower, upper, 0.0, 1.0)
-    notes = join_notes(notes, np.where(truncated, TRUNCATED_NOTE.format(lo=0, hi=1), None))
+    # an area lies in [0, 1]; a partial area in its attainable range (PartialRange.attainable)
+    ranges = [record.window.attainable() if is_partial(record) else (0.0, 1.0) for record in request.estimators]
+    lo, hi = (np.array(bounds, dtype=np.float64)[None, :] for bounds in zip(*ranges))
+    lower, upper, truncated = truncate(lower, upper, lo, hi)
+    range_notes = np.array([TRUNCATED_NOTE.format(lo=a, hi=b) for a, b in ranges], dtype=object)[None, :]
+    notes = join_notes(notes, np.where(truncated, range_notes, None))
 
     # a boundary row holds the score interval: its own minimum applies
     fallback = INTERVAL_METHODS[result.metric][BOUNDARY_METHOD[result.metric]]
@@ -129,6 +134,13 @@ def at_the_edges(request, method, out: dict) -> dict:
     small = (own | other) & np.isfinite(estimate)
     notes = join_notes(notes, np.where(own & small, small_sample_note(method), None))
     notes = join_notes(notes, np.where(other & small, small_sample_note(fallback), None))
+    # near an AUROC of 1 a Wald-type interval under-covers unless the counts are large (the record's rule)
+    near = np.zeros(shape, dtype=bool)
+    if result.metric == "auroc":
+        near = boundary_mask(method, estimate, n_pos, np.broadcast_to(result.n_neg[:, None], shape))
+        near &= ~edge & ~single & ~own & np.isfinite(lower)
+        if near.any():
+            notes = join_notes(notes, np.where(near, boundary_note(method), None))
     few = np.zeros(shape, dtype=bool)
     clusters = getattr(result, "clusters", None)
     if clusters is not None and method.min_clusters is not None:
@@ -136,4 +148,4 @@ def at_the_edges(request, method, out: dict) -> dict:
         few = cluster_mask(method, n_clusters)[:, None] & np.isfinite(estimate) & ~single
         notes = join_notes(notes, np.where(few, cluster_note(method), None))
     return {**out, "lower": lower, "upper": upper, "edge_note": notes, "edge_only": single,
-            "small_sample": small | few, "few_clusters": few}
+            "small_sample": small | few | near, "few_clusters": few, "near_boundary": near}

@@ -85,3 +85,7 @@ class MethodOptions:
     def resolved(self, result: Any) -> "MethodOptions":
         """The options for ``result``: defaults that depend on the result filled in, checks that need it made."""
         return self
+
+    def unseeded(self) -> bool:
+        """Whether these options draw random numbers without a seed (``rng=None``): another run differs."""
+        return "rng" in attrs.fields_dict(type(self)) and getattr(self, "rng") is None

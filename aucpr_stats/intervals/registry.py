@@ -86,6 +86,12 @@ class IntervalMethod:
     min_clusters : int, optional
         With ``cluster=``, the smallest number of clusters per group at which
         its coverage holds; None until a coverage study measures one.
+    min_boundary_count : float, optional
+        AUROC near 1: the smallest ``min(n_pos, n_neg) * (1 - estimate)``
+        (the smaller class's size times the estimated share of discordant
+        pairs) from which its coverage holds (``benchmarks/auroc_boundary.py``);
+        below it the rows get a note and the call a ``SmallSampleWarning``.
+        None: no such rule.
     location : str
         The column its interval is centred on, for the coverage studies'
         location ratio (Boyd et al. 2013, Fig. 8): ``"estimate"``, or an
@@ -104,6 +110,7 @@ class IntervalMethod:
     designs: tuple[str, ...] = ("rows", "weights")
     needs_rows: bool = True
     min_clusters: int | None = None
+    min_boundary_count: float | None = None
     location: str = "estimate"
 
     @property
@@ -226,11 +233,14 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
     },
     "auroc": {
         # a partial area too: DeLong-type placements clipped to its window (estimators/partial_variance.py)
+        # near 1 a Wald interval on DeLong's SE under-covers (76-92% at AUROC 0.98-0.999 with 50-1000
+        # positives): flagged below these counts (benchmarks/auroc_boundary.py, docs/intervals.md)
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
-                                 min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False),
+                                 min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False,
+                                 min_boundary_count=15),
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
                                 min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False,
-                                **_FULL),
+                                min_boundary_count=8, **_FULL),
         "hanley_mcneil": IntervalMethod(
             "hanley_mcneil", _closed(lambda est, r: wald_interval(
                 est, hanley_mcneil_se(est, r.result.effective_n_pos[:, None], r.result.effective_n_neg[:, None]), r.level)),

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..exceptions import SmallSampleWarning
 
-__all__ = ["small_sample_mask", "small_sample_note", "cluster_mask", "cluster_note", "withheld_note",
-           "warn_small_sample"]
+__all__ = ["small_sample_mask", "small_sample_note", "cluster_mask", "cluster_note", "boundary_mask",
+           "boundary_note", "withheld_note", "warn_small_sample"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,16 +71,35 @@ def cluster_note(record: Any) -> str:
             "(docs/validation.md)")
 
 
+def boundary_mask(record: Any, estimate, n_pos, n_neg) -> np.ndarray:
+    """Rows too close to an AUROC of 1 for their counts: ``min(n_pos, n_neg) (1 - estimate)`` below the record's
+    ``min_boundary_count`` (all False when it is None; NaN estimates are never flagged)."""
+    estimate = np.asarray(estimate, dtype=np.float64)
+    if getattr(record, "min_boundary_count", None) is None:
+        return np.zeros(estimate.shape, dtype=bool)
+    smaller = np.minimum(np.asarray(n_pos, dtype=np.float64), np.asarray(n_neg, dtype=np.float64))
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(estimate) & (smaller * (1.0 - estimate) < record.min_boundary_count)
+
+
+def boundary_note(record: Any) -> str:
+    """The note of a row too close to 1 for the method (:func:`boundary_mask`)."""
+    return (f"near the boundary: min(positives, negatives) x (1 - estimate) below {record.min_boundary_count:g}, "
+            f"the {record.name} interval may under-cover (newcombe holds there; docs/intervals.md)")
+
+
 def withheld_note(metric: str, record: Any) -> str:
     """The note of a paired test withheld below its minimum number of positives."""
     return (f"no test: fewer than {record.min_positives:g} positives, the paired {metric.upper()} {record.name} test "
             f"rejects a true null far more often than its level (docs/validation.md)")
 
 
-def warn_small_sample(counts: dict[str, int], compare: bool = False, clusters: bool = False) -> None:
+def warn_small_sample(counts: dict[str, int], compare: bool = False, clusters: bool = False,
+                      boundary: bool = False) -> None:
     """One :class:`SmallSampleWarning` naming the methods (with their row counts) used below their minimum.
 
-    ``clusters``: some rows are below a minimum number of clusters (the
+    ``clusters``: some rows are below a minimum number of clusters;
+    ``boundary``: some are too close to an AUROC of 1 for their counts (the
     message then says so).
 
     The warning points at the caller's line: the first frame outside this
@@ -92,6 +111,8 @@ def warn_small_sample(counts: dict[str, int], compare: bool = False, clusters: b
         return
     listed = ", ".join(f"{name} ({count} row{'s' * (count > 1)})" for name, count in below.items())
     units = "positives or clusters" if clusters else "positives"
+    if boundary:
+        units += " (or the distance from 1 for their counts)"
     what = f"tests below the number of {units} they need to hold their size" if compare else (
         f"intervals below the number of {units} their method needs to keep its coverage")
     level, frame = 2, sys._getframe(1)  # stacklevel 2 is our caller

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import polars as pl
@@ -10,7 +11,8 @@ import polars as pl
 from .. import _validate
 from ..compare import DEFAULT_METRIC, METRICS
 from ..estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
-from ..exceptions import InputError
+from ..exceptions import InputError, SmallSampleWarning
+from ..intervals import INTERVAL_METHODS as ANALYSES
 from ..resample import root_sequence
 from ..simulate import INTERVAL_METHODS, get_scenario
 from . import obuchowski
@@ -160,7 +162,7 @@ def sample_size(metric: str = DEFAULT_METRIC, *, auc: float | None = None, power
         "metric": ["auroc"], "auc": [auc], "auc0": [auc0], "alpha": [alpha], "alternative": [alternative],
         "target_power": [target_power], "ratio": [ratio], "n_pos_exact": [exact], "n_neg_exact": [ratio * exact],
         "n_pos": [n_pos], "n_neg": [n_neg], "n_total": [n_pos + n_neg], "power": [achieved],
-        "method": ["obuchowski"],
+        "method": ["obuchowski"], "interval": ["delong"], "note": [_analysis_note("auroc", "delong", n_pos)],
     })
     return PlanResult(kind="sample_size", metric="auroc", plan=plan)
 
@@ -312,5 +314,25 @@ def _aucpr_sample_size(*, aucpr, prevalence, scenario, half_width, power, estima
         "coverage": row["coverage"], "coverage_se": row["coverage_se"],
         "power": row.get("power", math.nan), "power_se": row.get("power_se", math.nan),
         "fitted_c": c, "n_sim": n_sim, "method": "simulation",
+        "note": _analysis_note("aucpr", method, row["n_pos"]),
     }
     return PlanResult(kind="sample_size", metric="aucpr", plan=pl.DataFrame([plan]), search=search)
+
+
+def _analysis_note(metric: str, method: str, n_pos: float) -> str | None:
+    """The note (and warning) of a planned size whose analysis the library would flag as small.
+
+    The analysis is the interval ``method`` of ``metric``: below its record's
+    ``min_positives`` (docs/validation.md) its coverage is not kept, and the
+    study's own result would carry a small-sample note.
+    """
+    minimum = ANALYSES[metric][method].min_positives
+    if n_pos >= minimum:
+        return None
+    floor = "any size validated" if math.isinf(minimum) else f"{minimum:g} positives"
+    note = (f"{n_pos:g} positives is below {floor}, from which the {method} interval of the analysis keeps its "
+            f"coverage (docs/validation.md): a study of this size would be flagged small-sample")
+    if not math.isinf(minimum):
+        note += f"; plan at least {minimum:g} positives"
+    warnings.warn(f"sample_size: {note}", SmallSampleWarning, stacklevel=3)
+    return note

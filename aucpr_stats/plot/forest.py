@@ -43,7 +43,9 @@ def _frame(result: Any, method: Any, level: float, options: Mapping[str, Any]) -
     frame = result.conf_int_polars(method=None if m == "default" else m, level=level,
                                    **accepted_options(result, m, dict(options)))
     keys = list(result.by)
-    counts = point.select(*keys, "estimator", "n_pos", "n_neg", "prevalence")
+    # the baseline of each AUCPR: the prevalence it is at (stated, else the group's own)
+    at = pl.col("stated_prevalence") if "stated_prevalence" in point.columns else pl.col("prevalence")
+    counts = point.select(*keys, "estimator", "n_pos", "n_neg", at.alias("prevalence"))
     frame = frame.drop([c for c in ("n_pos", "n_neg", "prevalence") if c in frame.columns])
     return frame.join(counts, on=[*keys, "estimator"], how="left", nulls_equal=True, maintain_order="left")
 
@@ -257,7 +259,7 @@ def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray,
     if reference == "auto" and metric == "aucpr":
         mask = np.isfinite(prev)
         ax.plot(prev[mask], y[mask], "|", color="C3", markersize=13, markeredgewidth=2, zorder=2,
-                label="prevalence (AUCPR of an uninformative score)")
+                label="prevalence the AUCPR is at (that of an uninformative score)")
     elif reference == "auto" and metric == "auroc":
         ax.axvline(0.5, color="C3", linestyle="--", linewidth=1, label="0.5 (uninformative score)")
     elif reference not in ("auto", None):

@@ -14,7 +14,7 @@ import polars as pl
 from .._validate import SCORE_KEY
 
 __all__ = ["DEFAULT_LABELS", "Labels", "pretty_name", "level_text", "format_number", "format_cell", "format_p",
-           "MARKS", "note_marks", "marks_footnote", "MINUS", "true_minus", "one_separator"]
+           "MARKS", "note_marks", "marks_footnote", "MINUS", "true_minus", "one_separator", "seed_text"]
 
 #: The minus sign of typeset numbers (U+2212), in the text, Markdown, HTML and LaTeX renderings
 #: of tables; CSV and frames keep the ASCII hyphen, which programs read as a number.
@@ -35,6 +35,8 @@ MARKS = {
     "\u2021": ("boundary fallback:", "estimate at the boundary or a standard error of 0: score interval "
                                      "(Wilson on the positives for AUCPR, Newcombe 2006 for AUROC)"),
     "\u00a7": ("small sample:", "fewer positives than the method needs to keep its coverage (docs/validation.md)"),
+    "\u00b6": ("near the boundary:", "too close to an AUROC of 1 for the numbers of positives and negatives: the "
+                                   "interval may under-cover (docs/intervals.md)"),
 }
 
 #: Labels used unless ``labels=`` says otherwise.
@@ -156,3 +158,12 @@ def marks_footnote(used: Any) -> str:
     """The footnote lines of the marks used, in :data:`MARKS` order (``""`` when none)."""
     return " ".join(f"{mark} {text}." for mark, (_, text) in MARKS.items() if mark in set(used))
 
+
+
+def seed_text(seed: Any, unseeded: str = "no seed set (rerunning gives other limits)") -> str:
+    """The seed of a random method as a footnote gives it: ``"seed 1"``, ``unseeded`` for None, or a generator."""
+    if seed is None:
+        return unseeded
+    if isinstance(seed, (int, str)) and not isinstance(seed, bool):
+        return f"seed {seed}"
+    return "a generator as seed"

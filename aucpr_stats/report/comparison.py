@@ -9,7 +9,7 @@ import polars as pl
 from .._validate import integer_iv
 from ..exceptions import InputTypeError
 from .cells import (Labels, format_cell, format_number, format_p, level_text, marks_footnote, note_marks,
-                    one_separator, pretty_name)
+                    one_separator, pretty_name, seed_text)
 from .table import PublicationTable
 
 __all__ = ["comparison_table"]
@@ -74,6 +74,9 @@ def comparison_table(
     a_col, b_col = ("score_a", "score_b") if result.paired else (f"{result.between}_a", f"{result.between}_b")
     keys = [c for c in result.by if c in frame.columns and c not in (a_col, b_col)]
     metric = label(result.metric, {"auroc": "AUROC", "aucpr": "AUCPR"}.get(result.metric, result.metric))
+    windows = [record.window for record in getattr(result, "records", ()) if record.window is not None]
+    if windows and len(windows) == len(result.records):  # partial areas: say so in every header
+        metric = f"Partial {metric}"
     pairs = frame.select(a_col, b_col).unique(maintain_order=True)
     one_pair = pairs.height == 1
     several_estimators = frame["estimator"].n_unique() > 1
@@ -118,10 +121,21 @@ def comparison_table(
     stated += f"; rows weighted by {design['weights']}" if design.get("weights") is not None else ""
     note = (f"{metric}: difference = first minus second, {level_text(result.level)} confidence interval and "
             f"two-sided p-value from the {kind} {how}"
-            + (f" ({result.n_boot} replicates)" if getattr(result, "n_boot", None) else "") + f"{stated}.")
+            + (f" ({result.n_boot} replicates, "
+                  f"{seed_text(result.seed, 'no seed set: rerunning gives other limits and p-values')})" if getattr(result, "n_boot", None)
+               else "") + f"{stated}.")
+    note += "".join(f" {_window_text(window)}" for window in dict.fromkeys(windows))
     footnote = marks_footnote("".join(marks)).replace("the parameter space", "[-1, 1]")
     note = f"{note} {footnote}" if footnote else note
     return PublicationTable(cells=cells, key_columns=key_labels,
                             numeric_columns=tuple(c for c in cells.columns if c not in key_labels),
                             note=note, frame_kind=result.frame_kind)
 
+
+def _window_text(window: Any) -> str:
+    """A partial area's window and the values it can take, for the footnote."""
+    lo, hi = window.attainable()
+    kind = ("Standardised partial area (McClish)" if window.standardized and window.focus != "recall"
+            else "Mean precision" if window.standardized else "Partial area")
+    return (f"{kind} over {window.focus} {window.lo:g}\u2013{window.hi:g}, "
+            f"which lies in [{lo:g}, {hi:g}].")

@@ -18,7 +18,8 @@ from .._validate import SCORE_KEY, integer_iv, level_iv
 from ..intervals.registry import RANDOM_METHODS
 from ..resample import DEFAULT_N_BOOT
 from ..exceptions import InputError, InputTypeError
-from .cells import Labels, format_cell, level_text, marks_footnote, note_marks, one_separator, pretty_name
+from .cells import (Labels, format_cell, level_text, marks_footnote, note_marks, one_separator, pretty_name,
+                    seed_text)
 from .comparison import comparison_table
 from .stacked import heterogeneity_footnote, stack_tables
 from .table import PublicationTable
@@ -191,9 +192,7 @@ def _method_text(method: str, options: Mapping, method_options: Mapping | None, 
     parts = []
     if method == "bootstrap":
         parts.append(f"{used.get('n_boot', DEFAULT_N_BOOT)} replicates")
-    seed = used.get("seed")
-    parts.append(f"seed {seed}" if isinstance(seed, (int, str)) and not isinstance(seed, bool)
-                 else "no seed set (rerunning gives other limits)" if seed is None else "a generator as seed")
+    parts.append(seed_text(used.get("rng", used.get("seed"))))  # rng= (SPEC 7) or its alias seed=
     return f"{text}, {', '.join(parts)}"
 
 
@@ -381,8 +380,12 @@ def _one_grouping(
         wide = pl.DataFrame({repr(c): long.filter(pl.col("__col") == repr(c))["__cell"] for c in column_order})
         table = pl.concat([counts_frame.select("n_pos", "n_neg"), wide], how="horizontal")
     cell_cols = [repr(c) for c in column_order]
+    # the prevalence each AUCPR is at: the stated one when every result states the same, else each group's
+    stated = {getattr(r, "stated_prevalence", None) for r in results if r.metric == "aucpr"}
+    stated_rate = next(iter(stated)) if len(stated) == 1 else None
     if prevalence:  # a percentage with one decimal: the baseline each AUCPR reads against
-        rate = pl.col("n_pos") / (pl.col("n_pos") + pl.col("n_neg"))
+        rate = (pl.col("n_pos") / (pl.col("n_pos") + pl.col("n_neg")) if stated_rate is None
+                else pl.lit(float(stated_rate)))
         table = table.with_columns(
             pl.when(rate.is_finite()).then(rate.mul(100).round(1).map_elements(lambda v: f"{v:.1f}",
                                                                                 return_dtype=pl.String))
@@ -397,7 +400,8 @@ def _one_grouping(
         table = table.with_columns(pl.col(c).replace(user) for c in row_keys)
     rename = {c: label(c) for c in row_keys}
     rename.update({"n_pos": label("n_pos"), "n_neg": label("n_neg")} if counts else {})
-    rename.update({"prevalence": label("prevalence", "Prevalence (%)")} if prevalence else {})
+    rename.update({"prevalence": label("prevalence", "Prevalence (%)" if stated_rate is None
+                                       else "Stated prevalence (%)")} if prevalence else {})
     rename.update(headers)
     table = table.rename(rename)
 

@@ -123,7 +123,9 @@ def heterogeneity_footnote(results: list, heterogeneity: Any, level: float, labe
         values = []
         for row in frame.iter_rows(named=True):
             what = ", ".join(label(str(row[c]), pretty_name(str(row[c]))) for c in varying if row[c] is not None)
-            values.append(f"{what + ' ' if what else ''}{format_p(row['p_value'])}")
+            # the test's own note (groups below its minimum, prevalences that differ) travels with its p
+            note = f" ({row['note']})" if row.get("note") else ""
+            values.append(f"{what + ' ' if what else ''}{format_p(row['p_value'])}{note}")
         groups = " \u00d7 ".join(label(c) for c in test.across)
         how = f"{label(test.method, pretty_name(test.method))} variances, {test.scale} scale"
         test_name = {"pooled": "F test", "welch": "Welch's F test"}.get(getattr(test, "reference", "chi2"),

@@ -507,3 +507,31 @@ def test_weighted_cutoffs_equal_replicated_rows_and_unit_weights_one_row_cluster
     assert unit["measure"].to_list() == rows["measure"].to_list()
     for column in ("lower", "upper"):
         np.testing.assert_allclose(unit[column].to_numpy(), rows[column].to_numpy(), rtol=1e-10)
+
+
+def test_the_clustered_small_sample_rule_counts_clusters_not_positives():
+    """30 patients of 4 rows hold more than 50 positives: flagged by their clusters (min_clusters), not their rows."""
+    import warnings
+
+    from aucpr_stats.exceptions import SmallSampleWarning
+    from aucpr_stats.intervals import INTERVAL_METHODS
+
+    rng = np.random.default_rng(5)
+    sizes = {"few": 30, "many": 60}
+    rows = []
+    for name, n in sizes.items():
+        patient = np.repeat(np.arange(n), 4)
+        y = rng.random(4 * n) < 0.6  # about 70 (few) and 145 (many) positive rows, above the 50 positives
+        rows.append(pl.DataFrame({"g": name, "patient": patient + (0 if name == "few" else 1000), "y": y,
+                                  "s": rng.normal(size=4 * n) + y}))
+    frame = pl.concat(rows)
+    minimum = INTERVAL_METHODS["auroc"]["obuchowski"].min_clusters
+    with pytest.warns(SmallSampleWarning, match="clusters"):
+        ci = auroc(frame, "y", "s", by="g", cluster="patient").conf_int()
+    notes = dict(zip(ci["g"].to_list(), ci["note"].fill_null("").to_list()))
+    assert (ci["n_pos"] >= 50).all()
+    assert f"fewer than {minimum} clusters" in notes["few"] and "clusters" not in notes["many"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows_only = auroc(frame, "y", "s", by="g").conf_int(method="delong")
+    assert "clusters" not in " ".join(rows_only["note"].fill_null("").to_list())

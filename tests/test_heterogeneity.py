@@ -362,3 +362,20 @@ def test_aucpr_heterogeneity_across_different_prevalences_says_so_and_a_common_p
     assert prevalence_note(np.array([30, 31, 29]), np.array([270, 269, 271])) is None
     assert auroc(frame, "y", "s", by="g").heterogeneity().to_polars()["note"].fill_null("").str.contains(
         "prevalences differ").sum() == 0
+
+
+def test_a_heterogeneity_test_over_small_groups_warns_and_notes_it():
+    from aucpr_stats.exceptions import SmallSampleWarning
+
+    rng = np.random.default_rng(4)
+    g = np.repeat(np.arange(5), 150)
+    y = rng.random(g.size) < 0.2  # about 30 positives a group, below the 50 the size was checked from
+    frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + y})
+    with pytest.warns(SmallSampleWarning, match="below 50 positives"):
+        test = auroc(frame, "y", "s", by="g").heterogeneity()
+    assert "5 group(s) with fewer than 50 positives" in test.to_polars()["note"][0]
+    big = pl.DataFrame({"g": np.repeat(np.arange(3), 600), "y": rng.random(1800) < 0.3,
+                        "s": rng.normal(size=1800)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        auroc(big, "y", "s", by="g").heterogeneity()  # every group above 50 positives: no warning

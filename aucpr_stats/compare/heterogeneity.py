@@ -349,6 +349,11 @@ def assemble_test(result_kind: dict, rows: pl.DataFrame, split: list, theta, var
         pl.Series("used", used.astype(bool)),
         pl.Series("reason", reason.tolist(), dtype=pl.String),
     )
+    tested_small = int(small[out["k"] >= 2].sum())
+    if tested_small:  # the size is only known from 50 positives per group (docs/heterogeneity.md)
+        warnings.warn(f"{result_kind['kind']} test with {tested_small} group(s) below {MIN_POSITIVES_CHECKED} "
+                      "positives: its size was not checked there and may exceed its level; see the `note` column",
+                      SmallSampleWarning, stacklevel=4)
     if left_out.sum():
         warnings.warn(f"{int(left_out.sum())} group(s) left out of the {result_kind['kind']} test (no usable "
                       "variance); see the `note` column and `.groups_frame()`", DegenerateGroupWarning,

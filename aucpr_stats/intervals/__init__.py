@@ -22,12 +22,13 @@ AUCPR
                      linearisation (influence-function) SE of
                      average_precision; rows, weights, clusters, prevalence=
 AUROC
-``delong`` (default) :mod:`.delong`: A' ± z·SE with DeLong's SE (weighted
-                     DeLong with ``weights=``, :mod:`.linearisation`)
+``delong``           :mod:`.delong`: A' ± z·SE with DeLong's SE (weighted
+                     DeLong with ``weights=``, :mod:`.linearisation`);
+                     flagged near 1 (``min_boundary_count``)
 ``logit``            :func:`~.closed_form.logit_interval` with DeLong's SE
 ``hanley_mcneil``    :mod:`.hanley_mcneil`: A' ± z·SE, exponential model
 ``newcombe``         :func:`~.boundaries.newcombe_interval`: Newcombe (2006)
-                     Method 5 score interval; the boundary fallback
+  (default)          Method 5 score interval; the boundary fallback
 ``bootstrap``        as for AUCPR
 ==================== ==========================================================
 

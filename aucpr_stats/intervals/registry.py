@@ -195,11 +195,11 @@ def _full_area(record) -> bool:
 _FULL = dict(serves=_full_area, needs="the full area (a partial AUROC has the 'delong' and 'bootstrap' intervals, "
                                       "a partial AUCPR 'bootstrap' and 'cross_validation')")
 
-def _bootstrap(min_positives: float) -> IntervalMethod:
+def _bootstrap(min_positives: float, min_clusters: int | None = None) -> IntervalMethod:
     """The stratified (cluster, weighted) bootstrap of a metric: one method, a minimum per metric."""
     return IntervalMethod("bootstrap", bootstrap_method, min_positives=min_positives, options=Bootstrap,
                           columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note, designs=DESIGNS,
-                          location="boot_median")
+                          location="boot_median", min_clusters=min_clusters)
 
 
 #: Interval methods per metric, in display order; the first is not necessarily the default. The minimum
@@ -214,7 +214,9 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
         "wilson": IntervalMethod("wilson", _closed(lambda est, r: wilson_interval(est, r.result.effective_n_pos[:, None],
                                                                                   r.level)),
                                  min_positives=20, fallback=False, needs_rows=False, **_FULL),
-        "bootstrap": _bootstrap(100),
+        # clusters: the cluster bootstrap of average precision covers 91.4% with 15 clusters, >= 93.1% from 30
+        # (benchmarks/cluster_count_coverage_results.md)
+        "bootstrap": _bootstrap(100, min_clusters=30),
         # linearisation of average precision over rows, weighted rows or clusters (intervals/linearisation.py);
         # benchmarks/design_coverage.md: >= 93% from 50 positives with independent rows (prevalence 0.01: 91.6% at
         # 20), 92.3% (MC se 1.1) at 58 weighted positives under informative weights, 94.2% at 291. At a stated
@@ -233,7 +235,7 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
     },
     "auroc": {
         # a partial area too: DeLong-type placements clipped to its window (estimators/partial_variance.py)
-        # near 1 a Wald interval on DeLong's SE under-covers (76-92% at AUROC 0.98-0.999 with 50-1000
+        # near 1 a Wald interval on DeLong's SE under-covers (66-94% at AUROC 0.98-0.999 with 50-1000
         # positives): flagged below these counts (benchmarks/auroc_boundary.py, docs/intervals.md)
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
                                  min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False,
@@ -250,15 +252,21 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
                                                                  r.result.effective_n_neg[:, None], r.level)),
             min_positives=2, fallback=False, needs_rows=False, **_FULL),
         "bootstrap": _bootstrap(50),
-        # DeLong's minimum; coverage shown at 150 clusters of 4 rows (benchmarks/cluster_coverage.md)
+        # DeLong's minimum of positives, and of clusters: 88.7% with 15 clusters of 4 rows, 92.9-93.0% with 30-50,
+        # >= 93.7% from 100 (benchmarks/cluster_count_coverage_results.md); an outside audit with a stronger
+        # within-cluster dependence found 91.0% at 30 clusters, so the count is set at 50
         "obuchowski": IntervalMethod("obuchowski", _closed(lambda est, r: wald_interval(est, _obuchowski_se(r), r.level)),
-                                     min_positives=50, note=_obuchowski_note, designs=("cluster",), **_FULL),
+                                     min_positives=50, note=_obuchowski_note, designs=("cluster",), min_clusters=50,
+                                     **_FULL),
     },
 }
 
 #: The default method of each metric: Boyd et al. (2013) found the logit interval valid (at least
-#: nominal coverage) in every case study, and it stays inside [0, 1]; DeLong's for AUROC.
-DEFAULT_METHOD = {"aucpr": "logit", "auroc": "delong"}
+#: nominal coverage) in every case study, and it stays inside [0, 1]. For AUROC Newcombe's (2006) score
+#: interval: the best worst-case coverage of the closed forms from weak to near-perfect scores (93.2%
+#: in every cell, where DeLong's falls to 66% near AUROC 0.999; benchmarks/auroc_boundary_results.md),
+#: inside [0, 1] by construction, and faster than DeLong's (no placement values).
+DEFAULT_METHOD = {"aucpr": "logit", "auroc": "newcombe"}
 
 PR_METHODS = tuple(INTERVAL_METHODS["aucpr"])
 

@@ -68,7 +68,7 @@ def cluster_mask(record: Any, n_clusters) -> np.ndarray:
 def cluster_note(record: Any) -> str:
     """The note of a row below the method's minimum number of clusters."""
     return (f"small sample: fewer than {record.min_clusters} clusters, the {record.name} interval may under-cover "
-            "(docs/validation.md)")
+            "(docs/designs.md)")
 
 
 def boundary_mask(record: Any, estimate, n_pos, n_neg) -> np.ndarray:

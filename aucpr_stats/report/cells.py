@@ -47,6 +47,7 @@ DEFAULT_LABELS = {
     "a_prime": "A' (Mann-Whitney)",
     "delong": "DeLong",
     "hanley_mcneil": "Hanley-McNeil",
+    "newcombe": "Newcombe score",
     "obuchowski": "Obuchowski cluster-robust",
 }
 

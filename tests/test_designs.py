@@ -535,3 +535,28 @@ def test_the_clustered_small_sample_rule_counts_clusters_not_positives():
         warnings.simplefilter("ignore")
         rows_only = auroc(frame, "y", "s", by="g").conf_int(method="delong")
     assert "clusters" not in " ".join(rows_only["note"].fill_null("").to_list())
+
+
+def test_a_case_control_sample_with_few_controls_per_case_is_flagged_with_advice():
+    import warnings
+
+    from aucpr_stats.exceptions import SmallSampleWarning
+    from aucpr_stats.intervals import INTERVAL_METHODS
+
+    rng = np.random.default_rng(8)
+    frames = []
+    for name, controls in (("four", 4), ("forty", 40)):
+        y = np.r_[np.ones(200, bool), np.zeros(200 * controls, bool)]
+        frames.append(pl.DataFrame({"k": name, "y": y, "s": rng.normal(size=y.size) + y}))
+    frame = pl.concat(frames)
+    rule = INTERVAL_METHODS["aucpr"]["logit"].max_control_weight
+    weight = {"four": 49 / 4, "forty": 49 / 40}  # cohort controls per sampled control at pi = 0.02
+    assert weight["four"] >= rule > weight["forty"]  # one group on each side (the test can fail)
+    with pytest.warns(SmallSampleWarning, match="controls per case"):
+        ci = aucpr(frame, "y", "s", by="k", prevalence=0.02).conf_int(method="logit")
+    notes = dict(zip(ci["k"].to_list(), ci["note"].fill_null("").to_list()))
+    assert "a cohort has 49 controls per case, sample at least 19.6 per case" in notes["four"]
+    assert "case-control" not in notes["forty"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        aucpr(frame, "y", "s", by="k").conf_int(method="logit")  # no stated prevalence: no case-control rule

@@ -264,7 +264,8 @@ def _warn_small(methods: Sequence[IntervalMethod], computed: list) -> None:
     """One SmallSampleWarning per call, naming the methods used below their minimum number of positives."""
     warn_small_sample({m.name: int(out["small_sample"].sum()) for m, out in zip(methods, computed)},
                       clusters=any(out["few_clusters"].any() for out in computed),
-                      boundary=any(out.get("near_boundary", np.zeros(0, bool)).any() for out in computed))
+                      boundary=any(out.get("near_boundary", np.zeros(0, bool)).any() for out in computed),
+                      case_control=any(out.get("sparse_controls", np.zeros(0, bool)).any() for out in computed))
 
 
 # ------------------------------------------------------------------ the frame

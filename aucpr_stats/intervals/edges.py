@@ -31,8 +31,8 @@ from ..ties import TieTable
 from .boundaries import (BOUNDARY_NOTE, CANNOT_FORM_NOTE, TRUNCATED_NOTE, join_notes, newcombe_interval, truncate,
                          wilson_interval)
 from .registry import INTERVAL_METHODS
-from .small_sample import (boundary_mask, boundary_note, cluster_mask, cluster_note, small_sample_mask,
-                           small_sample_note)
+from .small_sample import (boundary_mask, boundary_note, cluster_mask, cluster_note, control_weight_mask,
+                           control_weight_note, small_sample_mask, small_sample_note)
 
 __all__ = ["BOUNDARY_METHOD", "boundary_interval", "at_the_edges"]
 
@@ -147,5 +147,11 @@ def at_the_edges(request, method, out: dict) -> dict:
         n_clusters = np.bincount(clusters.group, minlength=result.n_groups)
         few = cluster_mask(method, n_clusters)[:, None] & np.isfinite(estimate) & ~single
         notes = join_notes(notes, np.where(few, cluster_note(method), None))
+    # a case-control sample at a stated prevalence with too few controls per case (the record's rule)
+    stated = result.stated_prevalence
+    sparse = control_weight_mask(method, stated, result.n_pos, result.n_neg)[:, None] & np.isfinite(estimate) & ~single
+    if sparse.any():
+        notes = join_notes(notes, np.where(sparse, control_weight_note(method, stated), None))
     return {**out, "lower": lower, "upper": upper, "edge_note": notes, "edge_only": single,
-            "small_sample": small | few | near, "few_clusters": few, "near_boundary": near}
+            "small_sample": small | few | near | sparse, "few_clusters": few, "near_boundary": near,
+            "sparse_controls": sparse}

@@ -92,6 +92,12 @@ class IntervalMethod:
         pairs) from which its coverage holds (``benchmarks/auroc_boundary.py``);
         below it the rows get a note and the call a ``SmallSampleWarning``.
         None: no such rule.
+    max_control_weight : float, optional
+        AUCPR at a stated prevalence ``pi`` (a case-control sample): the
+        largest number of cohort controls one sampled control may stand for,
+        ``(1 - pi) / pi * n_pos / n_neg``, at which its coverage holds; at or
+        above it the rows get a note with the controls per case a cohort
+        would have, and the call a ``SmallSampleWarning``. None: no such rule.
     location : str
         The column its interval is centred on, for the coverage studies'
         location ratio (Boyd et al. 2013, Fig. 8): ``"estimate"``, or an
@@ -111,6 +117,7 @@ class IntervalMethod:
     needs_rows: bool = True
     min_clusters: int | None = None
     min_boundary_count: float | None = None
+    max_control_weight: float | None = None
     location: str = "estimate"
 
     @property
@@ -260,6 +267,13 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
                                      **_FULL),
     },
 }
+
+# AUCPR at a stated prevalence from a case-control sample: the estimate is biased upward and the intervals
+# under-cover when each control stands for many cohort controls (benchmarks/prevalence_coverage_results.md,
+# bootstrap): 9.95 (20 per case at 0.5%) 87.5-92.5%, 12.25 (4 per case at 2%) 76.5-93.0%, 49.75 (4 per
+# case at 0.5%) 48-76%; at 2.45 (20 per case at 2%) 92.5-95.5% from 200 cases. Flagged from 2.5.
+INTERVAL_METHODS["aucpr"] = {name: attrs.evolve(method, max_control_weight=2.5)
+                             for name, method in INTERVAL_METHODS["aucpr"].items()}
 
 #: The default method of each metric: Boyd et al. (2013) found the logit interval valid (at least
 #: nominal coverage) in every case study, and it stays inside [0, 1]. For AUROC Newcombe's (2006) score

@@ -33,7 +33,7 @@ import numpy as np
 from ..exceptions import SmallSampleWarning
 
 __all__ = ["small_sample_mask", "small_sample_note", "cluster_mask", "cluster_note", "boundary_mask",
-           "boundary_note", "withheld_note", "warn_small_sample"]
+           "boundary_note", "control_weight_mask", "control_weight_note", "withheld_note", "warn_small_sample"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -88,6 +88,26 @@ def boundary_note(record: Any) -> str:
             f"the {record.name} interval may under-cover (newcombe holds there; docs/intervals.md)")
 
 
+def control_weight_mask(record: Any, stated: float | None, n_pos, n_neg) -> np.ndarray:
+    """Groups of a case-control sample at a stated prevalence whose controls each stand for too many cohort
+    controls: ``(1 - stated) / stated * n_pos / n_neg`` at or above the record's ``max_control_weight``."""
+    n_pos = np.asarray(n_pos, dtype=np.float64)
+    if stated is None or getattr(record, "max_control_weight", None) is None:
+        return np.zeros(n_pos.shape, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weight = (1.0 - stated) / stated * n_pos / np.asarray(n_neg, dtype=np.float64)
+    return np.isfinite(weight) & (weight >= record.max_control_weight)
+
+
+def control_weight_note(record: Any, stated: float) -> str:
+    """The note of a group flagged by :func:`control_weight_mask`, with the advice."""
+    cohort = (1.0 - stated) / stated
+    return (f"case-control sample at a stated prevalence of {stated:g}: each control stands for "
+            f"{record.max_control_weight:g} or more cohort controls, so the estimate is biased upward and the "
+            f"{record.name} interval under-covers (docs/designs.md); a cohort has {cohort:.3g} controls per case, "
+            f"sample at least {cohort / record.max_control_weight:.3g} per case")
+
+
 def withheld_note(metric: str, record: Any) -> str:
     """The note of a paired test withheld below its minimum number of positives."""
     return (f"no test: fewer than {record.min_positives:g} positives, the paired {metric.upper()} {record.name} test "
@@ -95,12 +115,13 @@ def withheld_note(metric: str, record: Any) -> str:
 
 
 def warn_small_sample(counts: dict[str, int], compare: bool = False, clusters: bool = False,
-                      boundary: bool = False) -> None:
+                      boundary: bool = False, case_control: bool = False) -> None:
     """One :class:`SmallSampleWarning` naming the methods (with their row counts) used below their minimum.
 
     ``clusters``: some rows are below a minimum number of clusters;
-    ``boundary``: some are too close to an AUROC of 1 for their counts (the
-    message then says so).
+    ``boundary``: some are too close to an AUROC of 1 for their counts;
+    ``case_control``: some are case-control samples with too few controls
+    per case at a stated prevalence (the message then says so).
 
     The warning points at the caller's line: the first frame outside this
     package, however deep the call came from (``conf_int``,
@@ -113,6 +134,8 @@ def warn_small_sample(counts: dict[str, int], compare: bool = False, clusters: b
     units = "positives or clusters" if clusters else "positives"
     if boundary:
         units += " (or the distance from 1 for their counts)"
+    if case_control:
+        units += " (or controls per case at the stated prevalence)"
     what = f"tests below the number of {units} they need to hold their size" if compare else (
         f"intervals below the number of {units} their method needs to keep its coverage")
     level, frame = 2, sys._getframe(1)  # stacklevel 2 is our caller

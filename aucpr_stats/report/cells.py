@@ -35,6 +35,9 @@ MARKS = {
     "\u2021": ("boundary fallback:", "estimate at the boundary or a standard error of 0: score interval "
                                      "(Wilson on the positives for AUCPR, Newcombe 2006 for AUROC)"),
     "\u00a7": ("small sample:", "fewer positives than the method needs to keep its coverage (docs/validation.md)"),
+    "\u2016": ("case-control sample at a stated prevalence", "case-control sample with too few controls per case "
+                                                            "for the stated prevalence: estimate biased upward, "
+                                                            "interval under-covers (docs/designs.md)"),
     "\u00b6": ("near the boundary:", "too close to an AUROC of 1 for the numbers of positives and negatives: the "
                                    "interval may under-cover (docs/intervals.md)"),
 }

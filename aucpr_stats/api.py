@@ -13,7 +13,7 @@ from .estimators.registry import records
 from .estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from .estimators.engine import evaluate
 from .estimators.partial import partial_iv
-from .exceptions import DegenerateGroupWarning
+from .exceptions import DegenerateGroupWarning, InputError
 from .front_door import front_door
 from .ingest import read
 from .request import Request
@@ -37,6 +37,11 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     registry = ESTIMATORS[metric]
     names = _validate.names_or_all_iv(estimator, "estimator", list(registry))
     ties = ties_iv(ties)
+    if isinstance(prevalence, str):  # "overall": one common base rate, the data's own, for every group
+        prevalence = _overall_prevalence(prevalence, weights, lambda: _estimate(
+            metric, estimator, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
+            fold=fold, ties=ties, partial=partial, negative=negative, direction=direction,
+            unused_levels=unused_levels, weights=None, cluster=cluster))
     if prevalence is not None:
         prevalence = _validate.probability_iv(prevalence, "prevalence")
     window = partial_iv(metric, **(partial or {}))  # a partial area: its record carries the window
@@ -48,6 +53,27 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
                          weights=weights, cluster=cluster, prevalence=prevalence, metric=metric, records=chosen,
                          ties=ties)
     return estimate(request, stacklevel=4)
+
+
+def _overall_prevalence(spelling: str, weights: Any, unstated: Any) -> float:
+    """``prevalence="overall"``: the share of positives among the usable rows of every group together.
+
+    ``unstated()`` is the same call without a stated prevalence (its
+    warnings are those of the second pass, so they are silenced here).
+    """
+    if spelling != "overall":
+        raise InputError(f"`prevalence` must be a number in (0, 1) or 'overall' (the data's own share of "
+                         f"positives, for every group); got {spelling!r}")
+    if weights is not None:
+        raise InputError("prevalence='overall' with weights=: give the weighted prevalence as a number")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        counts = unstated()
+    n_pos, n_neg = float(np.sum(counts.n_pos)), float(np.sum(counts.n_neg))
+    if n_pos == 0 or n_neg == 0:
+        raise InputError(f"prevalence='overall': the data hold {n_pos:g} positives and {n_neg:g} negatives, so "
+                         "there is no prevalence between 0 and 1 to state")
+    return n_pos / (n_pos + n_neg)
 
 
 def estimate(request: Request, stacklevel: int = 2) -> EstimateResult:
@@ -203,7 +229,7 @@ def aucpr(
         estimate and the note ``"no rows: level not in the data"``; several
         key columns give every combination (as pandas'
         ``groupby(observed=False)``). ``"drop"``: only groups with rows left.
-    prevalence : float in (0, 1), optional
+    prevalence : float in (0, 1) or "overall", optional
         A population prevalence to report the area at (Boyd et al. 2013,
         section 3.1: "the skew is assumed to be given"), for samples whose
         prevalence is not the population's (case-control and nested
@@ -214,7 +240,10 @@ def aucpr(
         The frame gains a ``stated_prevalence`` column; ``prevalence`` stays
         the sample's. It assumes the sampled negatives represent the
         population's negatives (controls sampled at random, or within strata
-        with weights).
+        with weights). ``"overall"``: the share of positives among the usable
+        rows of all groups together, stated for every group, so that
+        subgroups of different prevalence are compared at one base rate (the
+        data are read twice; not with ``weights=``).
 
     Returns
     -------

@@ -560,3 +560,22 @@ def test_a_case_control_sample_with_few_controls_per_case_is_flagged_with_advice
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallSampleWarning)
         aucpr(frame, "y", "s", by="k").conf_int(method="logit")  # no stated prevalence: no case-control rule
+
+
+def test_prevalence_overall_states_the_data_share_of_positives_for_every_group():
+    import warnings
+
+    rng = np.random.default_rng(0)
+    g = np.repeat(np.arange(3), 400)
+    y = rng.random(g.size) < np.array([0.1, 0.2, 0.3])[g]
+    frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + y})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        overall = aucpr(frame, "y", "s", by="g", prevalence="overall").to_polars()
+        stated = aucpr(frame, "y", "s", by="g", prevalence=float(y.mean())).to_polars()
+    assert overall["stated_prevalence"].to_list() == [float(y.mean())] * 3
+    assert overall["estimate"].to_list() == stated["estimate"].to_list()  # bit for bit the numeric call
+    with pytest.raises(InputError, match="'overall'"):
+        aucpr(frame, "y", "s", prevalence="sample")
+    with pytest.raises(InputError, match="weights="):
+        aucpr(frame.with_columns(w=pl.lit(1.0)), "y", "s", prevalence="overall", weights="w")

@@ -47,4 +47,5 @@ def prevalence_note(n_pos: np.ndarray, n_neg: np.ndarray, alpha: float = 0.05) -
     rates = pos / rows
     return (f"the groups' prevalences differ ({rates.min():.1%} to {rates.max():.1%}, chi-square p = {p:.2g}): "
             "AUCPR moves with prevalence, so this test mixes differences in prevalence with differences in "
-            "discrimination; to test at one prevalence, estimate with aucpr(..., prevalence=p)")
+            "discrimination; to test at one prevalence, estimate with aucpr(..., prevalence=p) or "
+            "prevalence='overall'")

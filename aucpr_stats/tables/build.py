@@ -22,6 +22,7 @@ import numpy as np
 
 from ..ties import TieTable
 from .buckets import tie_table_by_buckets
+from .runs import run_starts, segment_offsets
 from .class_merge import merge_sorted_classes, tie_table_from_class_buffers, tie_table_from_classes
 from .tuning import DEFAULT_TUNING, Tuning
 
@@ -133,8 +134,7 @@ def tie_table_from_rows(group: np.ndarray, score: np.ndarray, positive: np.ndarr
 def _tie_table_by_packed_key(group: np.ndarray, score: np.ndarray, positive: np.ndarray,
                              n_groups: int) -> TieTable:
     """:func:`tie_table_from_rows` for many small groups: one argsort of a packed (group, score) key."""
-    row_offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(group, minlength=n_groups), out=row_offsets[1:])
+    row_offsets = segment_offsets(group, n_groups)
     group_bits = max(int(n_groups - 1).bit_length(), 1)
     key = _descending_key(score)
     key >>= np.uint64(group_bits)
@@ -209,14 +209,8 @@ def tie_table_from_counts(group: np.ndarray, score: np.ndarray, pos: np.ndarray,
     order = np.lexsort((-score, group))
     group, score = group[order], score[order]
     pos, neg = _counts(pos)[order], _counts(neg)[order]  # int64, or float64 when weighted
-    n = score.size
-    new_run = np.ones(n, dtype=bool)
-    if n:
-        np.not_equal(score[1:], score[:-1], out=new_run[1:])
-        new_run[1:] |= group[1:] != group[:-1]
-    starts = np.flatnonzero(new_run)
-    offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(group[starts], minlength=n_groups), out=offsets[1:])
-    if starts.size == n:
+    starts = np.flatnonzero(run_starts(group, score))
+    offsets = segment_offsets(group[starts], n_groups)
+    if starts.size == score.size:
         return TieTable(score, pos, neg, offsets)
     return TieTable(score[starts], np.add.reduceat(pos, starts), np.add.reduceat(neg, starts), offsets)

@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 
 from ..ties import TieTable
+from .runs import segment_offsets
 
 __all__ = ["integer_like", "group_index", "group_of_rows", "ties_from_cells"]
 
@@ -96,7 +97,6 @@ def ties_from_cells(keys: pl.DataFrame, cells: pl.DataFrame, by: list[str], scor
     kept = (keys["n_rows"] - keys["n_missing"]).to_numpy() if drop_missing else keys["n_rows"].to_numpy()
     present = np.flatnonzero(kept > 0)
     group = present[cells.select(pl.struct(by).rle_id())[:, 0].to_numpy()]
-    offsets = np.zeros(keys.height + 1, dtype=np.int64)
-    np.cumsum(np.bincount(group, minlength=keys.height), out=offsets[1:])
+    offsets = segment_offsets(group, keys.height)
     pos = cells[positives].to_numpy().astype(np.int64)
     return TieTable(cells[score].to_numpy(), pos, cells[size].to_numpy().astype(np.int64) - pos, offsets)

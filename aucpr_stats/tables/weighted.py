@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 
 from ..ties import TieTable
+from .runs import run_starts, segment_offsets
 
 __all__ = ["WEIGHT", "WeightedCells", "WeightSums", "weighted_tables"]
 
@@ -122,18 +123,12 @@ def weighted_tables(cells: pl.DataFrame, group: np.ndarray, n_groups: int, score
     weight = cells[WEIGHT].to_numpy().astype(np.float64)
     pos = cells[positives].to_numpy().astype(np.int64)
     neg = cells[size].to_numpy().astype(np.int64) - pos
-    offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(group, minlength=n_groups), out=offsets[1:])
+    offsets = segment_offsets(group, n_groups)
     # one weighted row per (group, score): a run of cells with the same score and group
-    n = score_values.size
-    new_run = np.ones(n, dtype=bool)
-    if n:
-        np.not_equal(score_values[1:], score_values[:-1], out=new_run[1:])
-        new_run[1:] |= group[1:] != group[:-1]
+    new_run = run_starts(group, score_values)
     starts = np.flatnonzero(new_run)
     target = np.cumsum(new_run) - 1
-    weighted_offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(group[starts], minlength=n_groups), out=weighted_offsets[1:])
+    weighted_offsets = segment_offsets(group[starts], n_groups)
     weighted = TieTable(score_values[starts], np.bincount(target, weights=pos * weight, minlength=starts.size),
                         np.bincount(target, weights=neg * weight, minlength=starts.size), weighted_offsets)
     return weighted, WeightedCells(TieTable(score_values, pos, neg, offsets), weight, target)

@@ -199,7 +199,7 @@ def test_small_sample_warning_and_note_below_the_record_minimum(monkeypatch):
     df = pl.DataFrame({"y": np.r_[np.ones(8), np.zeros(40)].astype(bool), "s": rng.normal(size=48),
                        "g": ["a"] * 4 + ["b"] * 4 + ["a"] * 20 + ["b"] * 20})
     df = df.with_columns(pl.when(pl.col("g") == "b").then(pl.col("s")).otherwise(pl.col("s") + 0.5 * pl.col("y")))
-    # the positives' rule alone (the boundary rule, min(P, N)(1 - A') < 15, is tested on its own below)
+    # the positives' rule alone (the boundary rule, min(P, N)(1 - A') < 10, is tested on its own below)
     _with_minimum(monkeypatch, "auroc", "delong", min_positives=5, min_boundary_count=None)
     big = pl.concat([df, df.with_columns(pl.lit("c").alias("g")), df.filter(pl.col("g") == "a").with_columns(
         pl.lit("c").alias("g"))])

@@ -246,7 +246,7 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
         # positives): flagged below these counts (benchmarks/auroc_boundary.py, docs/intervals.md)
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
                                  min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False,
-                                 min_boundary_count=15),
+                                 min_boundary_count=10),
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
                                 min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False,
                                 min_boundary_count=8, **_FULL),

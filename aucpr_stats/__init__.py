@@ -35,6 +35,7 @@ from .exceptions import (
     MissingValueError,
     OutcomeError,
     SmallSampleWarning,
+    BiasedEstimatorWarning,
     TieTableTooLarge,
 )
 from .formula import Formula, FormulaError, parse_formula
@@ -115,6 +116,7 @@ __all__ = [
     "InputTypeError",
     "LowEffectiveSampleSizeWarning",
     "SmallSampleWarning",
+    "BiasedEstimatorWarning",
     "MissingValueError",
     "OutcomeError",
     "TieTableTooLarge",

@@ -17,6 +17,7 @@ __all__ = [
     "DegenerateGroupWarning",
     "LowEffectiveSampleSizeWarning",
     "SmallSampleWarning",
+    "BiasedEstimatorWarning",
     "TieTableTooLarge",
 ]
 
@@ -72,6 +73,16 @@ class SmallSampleWarning(UserWarning):
     :class:`aucpr_stats.intervals.IntervalMethod` and of
     :class:`aucpr_stats.compare.ComparisonMethod`, from the validation
     report, ``docs/validation.md``).
+    """
+
+
+class BiasedEstimatorWarning(UserWarning):
+    """Intervals were formed around an estimator whose intervals under-cover whatever the sample size.
+
+    The estimator's registry record carries the caveat
+    (``coverage_caveat`` of :class:`aucpr_stats.estimators.Estimator`),
+    measured in ``benchmarks/aucpr_boundary_results.md``; the rows say so in
+    their ``note``. Raised once per ``conf_int`` call.
     """
 
 

@@ -37,7 +37,7 @@ does not depend on the number of workers or on the order the blocks run in.
 
 Thresholds (the ``SmallSampleWarning`` table): for each interval method and
 estimator, the smallest ``n_pos`` of the grid from which coverage stays at
-least ``level - 0.02`` in every scenario and at both prevalences (for a test:
+least ``level - 0.02`` in every scenario and at every prevalence (for a test:
 size at most ``alpha + 0.02``), judged on the point estimates.
 
 Usage::
@@ -87,15 +87,16 @@ class Config:
 
     n_sims: int = 1000
     n_pos: tuple[int, ...] = (2, 3, 5, 10, 20, 50, 100, 200, 500)
-    prevalences: tuple[float, ...] = (0.1, 0.01)
-    scenarios: tuple[str, ...] = ("binormal",)
-    test_scenarios: tuple[str, ...] = ("binormal",)
+    prevalences: tuple[float, ...] = (0.5, 0.1, 0.01)
+    scenarios: tuple[str, ...] = ("binormal", "binormal@0.9", "binormal@0.98", "binormal@0.999", "bibeta@0.995",
+                                  "ordinal@0.98")
+    test_scenarios: tuple[str, ...] = ("binormal", "binormal@0.98", "ordinal@0.98")
     level: float = 0.95
     alpha: float = 0.05
     n_boot: int = 500
     n_boot_test: int = 200
     test_max_rows: int = 2_000
-    interval_max_rows: int = 5_000
+    interval_max_rows: int = 20_000
     block_rows: int = 2_000_000
     seed: int = 20140
     metrics: tuple[str, ...] = ("aucpr", "auroc")
@@ -115,6 +116,10 @@ def true_values(scenario_name: str, prevalence: float) -> dict[str, float]:
     from aucpr_stats.simulate import get_scenario
 
     scenario = get_scenario(scenario_name)
+    if "@" in scenario_name:  # a family at a target AUROC (aucpr_stats.simulate.targets), ordinal scores too
+        from aucpr_stats.simulate.targets import true_auroc
+
+        return {"aucpr": float(scenario.true_aucpr(prevalence)), "auroc": true_auroc(scenario)}
     area, _ = integrate.quad(lambda r: float(scenario.fpr_at_recall(r)), 0.0, 1.0, epsabs=1e-12, epsrel=1e-10,
                              limit=200)
     return {"aucpr": float(scenario.true_aucpr(prevalence)), "auroc": 1.0 - area}
@@ -185,8 +190,12 @@ def _frame(ids: np.ndarray, n_pos: int, n_neg: int, **scores: np.ndarray):
 
 def _tally(kind: str, frame, hit: np.ndarray, valid: np.ndarray, caught: list, **extra) -> dict:
     """Additive counts of one block: data sets, formed, hits, widths, notes, warning categories."""
+    from aucpr_stats.intervals.small_sample import is_flagged
+
     notes = [n for n in frame["note"].to_list() if n is not None]
+    unflagged = ~np.array([is_flagged(n) for n in frame["note"].to_list()], dtype=bool)
     return {"n_sims": int(hit.size), "n_valid": int(valid.sum()), "hits": int((hit & valid).sum()),
+            "n_valid_unflagged": int((valid & unflagged).sum()), "hits_unflagged": int((hit & valid & unflagged).sum()),
             "n_note": len(notes), "notes": dict(Counter(notes).most_common(3)),
             "warnings": sorted({w.category.__name__ for w in caught}), **extra}
 
@@ -285,6 +294,10 @@ def _summarise(key: tuple, acc: dict, task: Task, config: Config) -> dict:
             "note_share": acc["n_note"] / acc["n_sims"], "notes": dict(acc["notes"].most_common(3)),
             "warnings": sorted(acc["warnings"])}
     se = math.sqrt(p * (1 - p) / n) if n else math.nan
+    # the rows without a flag (small sample, near the boundary, ...): what a user is told nothing about
+    m = acc.get("n_valid_unflagged", 0)
+    cell["n_unflagged"] = m
+    cell["unflagged"] = acc["hits_unflagged"] / m if m else math.nan
     if kind == "interval":
         cell.update(level=config.level, truth=task.truth[metric], coverage=p, coverage_se=se,
                     mean_width=acc["width_sum"] / n if n else math.nan,
@@ -376,9 +389,10 @@ def run_validation(config: Config, *, workers: int = 1, truth: dict | None = Non
             key = _cell_key(task, row)
             first.setdefault(key, task)
             a = acc.setdefault(key, {"n_sims": 0, "n_valid": 0, "hits": 0, "n_note": 0, "width_sum": 0.0,
+                                     "n_valid_unflagged": 0, "hits_unflagged": 0,
                                      "notes": Counter(), "warnings": set()})
-            for k in ("n_sims", "n_valid", "hits", "n_note"):
-                a[k] += row[k]
+            for k in ("n_sims", "n_valid", "hits", "n_note", "n_valid_unflagged", "hits_unflagged"):
+                a[k] += row.get(k, 0)
             a["width_sum"] += row.get("width_sum", 0.0)
             a["notes"].update(row["notes"])
             a["warnings"].update(row["warnings"])
@@ -474,6 +488,34 @@ def _truths(cells: list[dict]) -> str:
     return "; ".join(parts)
 
 
+def _unflagged_section(cells: list[dict], level: float, alpha: float) -> list[str]:
+    """The worst coverage (size) over the grid of the rows that carry no flag: what a user is not warned about."""
+    lines = ["", "## What a user is not warned about: the unflagged rows", "",
+             "Per method and estimator, over every cell where at least a fifth of the data sets got a result "
+             "without a flag (a note saying small sample, near the boundary, a sparse case-control sample or a "
+             "biased estimator; `aucpr_stats.intervals.small_sample.FLAG_PHRASES`), the worst coverage (size) "
+             "of those unflagged results and where. Below "
+             f"{100 * (level - MARGIN):.0f}% (above {100 * (alpha + MARGIN):.0f}%) in bold. Cells of older runs "
+             "without this count are left out.", "",
+             "| metric | kind | method | estimator | worst unflagged | where | cells |", "|---|---|---|---|---:|---|---:|"]
+    groups: dict[tuple, list[dict]] = {}
+    for c in cells:
+        if c.get("n_unflagged", 0) >= 0.2 * c["n_sims"] and c.get("unflagged") == c.get("unflagged"):
+            kind = "interval" if c["kind"] == "interval" else f"test ({c['design']})"
+            groups.setdefault((c["metric"], kind, c["method"], c["estimator"]), []).append(c)
+    for (metric, kind, method, estimator), group in sorted(groups.items()):
+        interval = kind == "interval"
+        worst = min(group, key=lambda c: c["unflagged"]) if interval else max(group, key=lambda c: c["unflagged"])
+        value = worst["unflagged"]
+        se = math.sqrt(value * (1 - value) / worst["n_unflagged"])
+        text = _pct(value, se)
+        if (interval and value < level - MARGIN) or (not interval and value > alpha + MARGIN):
+            text = f"**{text}**"
+        lines.append(f"| {metric} | {kind} | {method} | {estimator} | {text} | n_pos {worst['n_pos']}, "
+                     f"π {worst['prevalence']}, {worst['scenario']} | {len(group)} |")
+    return lines
+
+
 def render(results: dict) -> str:
     """docs/validation.md from the results."""
     meta, cells = results["meta"], results["cells"]
@@ -504,11 +546,15 @@ def render(results: dict) -> str:
         f"- **Grid.** Positives n_pos in {{{', '.join(map(str, sizes))}}} at prevalence "
         f"{' and '.join(str(p) for p in cfg['prevalences'])}, with n_neg = n_pos (1 - π)/π negatives (fixed class "
         f"counts); {cfg['n_sims']:,} simulated data sets per cell.",
-        "- **Scenarios** (`aucpr_stats.simulate.SCENARIOS`, Boyd et al. 2013): "
+        "- **Scenarios** (`aucpr_stats.simulate.get_scenario`): "
         + "; ".join(SCENARIO_TEXT.get(name, f"`{name}`") for name in sorted({c["scenario"] for c in cells}))
         + ". True areas (AUCPR from the scenario's integral, AUROC = 1 − ∫₀¹ fpr(recall) d recall): "
-        f"{_truths(cells)}. `--scenarios binormal,bibeta` adds the strong `bibeta` score (AUROC 0.96) to the "
-        "interval cells.",
+        f"{_truths(cells)}. A name `family@auroc` is that family at that true AUROC "
+        "(`aucpr_stats.simulate.targets.at_auroc`: binormal N(0, 1) / N(μ, 1); bibeta Beta(1, b) / Beta(b, 1); "
+        "ordinal, the binormal score cut into 5 levels at the quantiles of the 50:50 mixture, ties across "
+        "classes in every data set, its truth the trapezoid between the population ROC points), so the grid "
+        "runs from the weak score of Boyd et al. to near-perfect models; `--scenarios` and `--test-scenarios` "
+        "choose others.",
         f"- **Intervals**: every method registered for the metric in `aucpr_stats.intervals.INTERVAL_METHODS` whose "
         f"record serves independent rows and the estimator (read at run time), computed by the coverage engine "
         f"(`aucpr_stats.simulate.block_intervals`: `conf_int`'s own driver), {level:.0%} level, with the metric's "
@@ -518,9 +564,8 @@ def render(results: dict) -> str:
         "**Coverage** = share of data sets whose interval contains the true area, among the data sets where an "
         "interval was formed; Monte Carlo SE = √(c(1 − c)/n). The share of NaN intervals is shown when it is not 0. "
         f"Resampling intervals (methods with an `n_boot` option: the bootstrap) run only where n_pos + n_neg ≤ "
-        f"{cfg.get('interval_max_rows', 10**9):,} rows: the default AUCPR estimator reads every row, so its "
-        "bootstrap costs about 4·10⁻⁵ s per row and data set, and the larger cells would take hours "
-        "(\"not run\" in the tables; `--interval-max-rows 50000` runs them).",
+        f"{cfg.get('interval_max_rows', 10**9):,} rows (\"not run\" in the tables beyond; "
+        "`--interval-max-rows 50000` runs them).",
         f"- **Tests**: every method of `aucpr_stats.compare.COMPARISON_METHODS`, paired (two scores on the same rows) and "
         f"unpaired (`between=`, two independent samples), at the {alpha:.0%} level on data with a true null. "
         "Paired: two exchangeable scores a = x + σe₁ and b = x + σe₂ (x the scenario's score, e₁, e₂ independent "
@@ -539,7 +584,7 @@ def render(results: dict) -> str:
         "",
         "Per method and estimator, the smallest n_pos of the grid **from which coverage stays at least "
         f"{100 * (level - MARGIN):.0f}% (size at most {100 * (alpha + MARGIN):.0f}%) at every larger size, in every "
-        "scenario and at both prevalences**. Below it a result should carry a `SmallSampleWarning` and a note "
+        "scenario and at every prevalence**. Below it a result should carry a `SmallSampleWarning` and a note "
         "(issue 14, item 5). \"none\": not reached within the grid (it fails at the largest size run); the worst "
         "cell is given with its Monte Carlo SE. The \"2 SE rule\" column lets a cell fail only when it is more than "
         "two Monte Carlo SEs beyond the line: less sensitive to simulation noise, the lower end of a sensible "
@@ -566,6 +611,7 @@ def render(results: dict) -> str:
                      f"{', '.join(map(str, t['failing_n_pos'])) or '-'} | {n_min_2se} | "
                      f"{_pct(w[stat], w[f'{stat}_se'])}% at n_pos {w['n_pos']}, π {w['prevalence']}, "
                      f"{w['scenario']} |")
+    lines += _unflagged_section(cells, level, alpha)
     for metric, title in (("aucpr", "AUCPR"), ("auroc", "AUROC")):
         mine = [c for c in cells if c["metric"] == metric]
         ivals = [c for c in mine if c["kind"] == "interval"]
@@ -598,6 +644,7 @@ def render(results: dict) -> str:
     lines += ["", "Every cell (with the share of NaN results, of rows with a note, the warnings raised and the true "
               "values) is in `benchmarks/validation_results.json`.", ""]
     lines += _heterogeneity_section()
+    lines += _boundary_section()
     lines += _designs_section()
     return "\n".join(lines)
 
@@ -620,7 +667,11 @@ DESIGN_STUDIES = (
      "prevalence_coverage_results.md"),
     ("Case weights, a stated prevalence and clusters: the influence and weighted intervals", "design_coverage.py",
      "design_coverage_results.md"),
+    ("Case-control samples over the design grid: 2-20 controls per case, prevalence 0.01-0.1",
+     "case_control_grid.py", "case_control_grid_results.md"),
     ("Several rows per patient: cluster-aware intervals", "cluster_coverage.py", "cluster_coverage.md"),
+    ("Several rows per patient: coverage by the number of clusters (15-300)", "cluster_count_coverage.py",
+     "cluster_count_coverage_results.md"),
     ("Several rows per patient: size of paired tests", "cluster_compare_size.py",
      "cluster_compare_size_results.md"),
     ("Cut-offs with clusters or sampling weights", "cutoff_design_coverage.py",
@@ -628,12 +679,17 @@ DESIGN_STUDIES = (
 )
 
 
-def _designs_section() -> list[str]:
-    """The coverage and size studies of ``prevalence=``, ``weights=`` and ``cluster=`` (their own scripts)."""
-    lines = ["", "## Study designs: a stated prevalence, case weights, clusters", "",
-             "Measured by their own scripts (named below); what each design assumes and where its intervals "
-             "fail are in [Study designs](designs.md).", ""]
-    for heading, script, page in DESIGN_STUDIES:
+#: The grids from weak to near-perfect scores for every estimator and closed-form interval (their own scripts).
+BOUNDARY_STUDIES = (
+    ("AUCPR: every estimator and closed-form interval", "aucpr_boundary.py", "aucpr_boundary_results.md"),
+    ("AUROC: every closed-form interval", "auroc_boundary.py", "auroc_boundary_results.md"),
+)
+
+
+def _studies(title: str, intro: str, studies) -> list[str]:
+    """Sections that quote other scripts' results pages (kept on regeneration)."""
+    lines = ["", f"## {title}", "", intro, ""]
+    for heading, script, page in studies:
         path = ROOT / "benchmarks" / page
         body = path.read_text(encoding="utf-8").strip() if path.exists() else "(not run yet)"
         # its own title dropped, its sections one level below this one
@@ -641,6 +697,22 @@ def _designs_section() -> list[str]:
                          for line in body.splitlines() if not line.startswith("# "))
         lines += [f"### {heading}", "", f"`python benchmarks/{script}`", "", body, ""]
     return lines
+
+
+def _designs_section() -> list[str]:
+    """The coverage and size studies of ``prevalence=``, ``weights=`` and ``cluster=`` (their own scripts)."""
+    return _studies("Study designs: a stated prevalence, case weights, clusters",
+                    "Measured by their own scripts (named below); what each design assumes and where its intervals "
+                    "fail are in [Study designs](designs.md).", DESIGN_STUDIES)
+
+
+def _boundary_section() -> list[str]:
+    """The finer grids from weak to near-perfect scores (every estimator, every closed form)."""
+    return _studies("From weak to near-perfect scores: the finer grids",
+                    "Binormal, bibeta and 5-level ordinal scores at true AUROC 0.75-0.999, prevalence 0.5-0.01, "
+                    "5-1,000 positives, 1,000 data sets per cell: the evidence behind the defaults "
+                    "([estimators](estimators.md#which-one-and-the-default), [intervals](intervals.md)) and the "
+                    "boundary rules of the interval records.", BOUNDARY_STUDIES)
 
 
 # ------------------------------------------------------------------ command line
@@ -662,13 +734,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sims", type=int, help="data sets per cell (default 1000)")
     parser.add_argument("--n-pos", help="comma-separated numbers of positives")
     parser.add_argument("--prevalences", help="comma-separated prevalences")
-    parser.add_argument("--scenarios", help="scenarios of the interval cells (default binormal)")
-    parser.add_argument("--test-scenarios", help="scenarios of the test cells (default binormal)")
+    parser.add_argument("--scenarios", help="scenarios of the interval cells, names or family@auroc")
+    parser.add_argument("--test-scenarios", help="scenarios of the test cells, names or family@auroc")
     parser.add_argument("--n-boot", type=int, help="replicates of the bootstrap intervals (default 500)")
     parser.add_argument("--n-boot-test", type=int, help="replicates of the bootstrap tests (default 200)")
     parser.add_argument("--test-max-rows", type=int, help="largest n_pos + n_neg for resampling tests (2000)")
     parser.add_argument("--interval-max-rows", type=int,
-                        help="largest n_pos + n_neg for resampling intervals, i.e. bootstrap (5000)")
+                        help="largest n_pos + n_neg for resampling intervals, i.e. bootstrap (20000)")
     parser.add_argument("--no-tests", action="store_true", help="intervals only")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)

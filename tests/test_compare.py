@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import polars as pl
@@ -340,3 +341,27 @@ def test_paired_bootstrap_matches_a_row_resampling_bootstrap():
     lower, upper = np.quantile(diff, [0.025, 0.975])
     assert row["lower"] == pytest.approx(lower, abs=0.25 * row["se"])
     assert row["upper"] == pytest.approx(upper, abs=0.25 * row["se"])
+
+
+def test_an_unpaired_bootstrap_test_has_its_own_minimum_of_positives():
+    """Unpaired bootstrap tests are flagged below ``min_positives_unpaired`` (100: 7.7-8.0% at 50 positives on
+    ordinal scores, docs/validation.md); a paired test with the same positives is not."""
+    from aucpr_stats.compare import COMPARISON_METHODS
+    from aucpr_stats.exceptions import SmallSampleWarning
+
+    for metric in ("aucpr", "auroc"):
+        record = COMPARISON_METHODS[metric]["bootstrap"]
+        assert record.unpaired().min_positives == 100 > record.min_positives
+    rng = np.random.default_rng(12)
+    y = np.tile(np.r_[np.ones(60, bool), np.zeros(240, bool)], 2)
+    x = rng.normal(size=y.size) + y
+    frame = pl.DataFrame({"arm": np.repeat(["A", "B"], 300), "y": y, "a": x + rng.normal(size=y.size),
+                          "b": x + rng.normal(size=y.size)})
+    with pytest.warns(SmallSampleWarning, match="tests below"):
+        unpaired = compare(frame, "y", ["a"], between="arm", metric="aucpr", n_boot=100, seed=1).to_polars()
+    assert "small sample: fewer than 100 positives" in unpaired["note"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        paired = compare(frame.filter(pl.col("arm") == "A"), "y", ["a", "b"], metric="aucpr", n_boot=100,
+                         seed=1).to_polars()
+    assert paired["note"][0] is None or "small sample" not in paired["note"][0]

@@ -21,7 +21,7 @@ from scipy.stats import f as f_distribution
 from sklearn.metrics import average_precision_score
 from statsmodels.stats.oneway import anova_oneway
 
-from aucpr_stats import aucpr, auroc
+from aucpr_stats import DEFAULT_PR_ESTIMATOR, aucpr, auroc
 from aucpr_stats.compare.jackknife import jackknife_variance, welch_test
 from aucpr_stats.estimators.registry import records
 from aucpr_stats.exceptions import DegenerateGroupWarning, InputError, InputTypeError
@@ -87,7 +87,7 @@ def test_exact_jackknife_matches_brute_force_property(n_pos, n_neg, seed, ties):
 
 
 def test_default_estimator_jackknife_matches_deleting_rows_of_the_data():
-    # the library's default estimator (interpolated median, ties interpolated) on the data without each row
+    # the library's default estimator (ties interpolated) on the data without each row
     rng = np.random.default_rng(5)
     y, s = _sample(rng, 6, 10, ties=True)
 
@@ -95,7 +95,7 @@ def test_default_estimator_jackknife_matches_deleting_rows_of_the_data():
         return aucpr(pl.DataFrame({"y": yy, "s": ss}), "y", "s").estimates[0, 0]
 
     natural, on_logit = _brute_jackknife(y, s, estimate)
-    rec = records("aucpr", ["interpolated_median"], "interpolate")
+    rec = records("aucpr", [DEFAULT_PR_ESTIMATOR], "interpolate")
     out = jackknife_variance(_table([(y, s)]), rec)
     assert out["natural"][0, 0] == pytest.approx(natural, rel=1e-10)
     assert out["logit"][0, 0] == pytest.approx(on_logit, rel=1e-10)
@@ -186,9 +186,9 @@ def test_jackknife_edges_perfect_separation_one_positive_constant_score():
     with pytest.warns(DegenerateGroupWarning, match="3 group"):
         test = result.heterogeneity()
     reasons = dict(zip(test.groups_frame()["g"], test.groups_frame()["reason"]))
-    # perfect separation: the interpolated median is below 1 (0.96 here), but every leave-one-out estimate is the
-    # same, so the jackknife variance is 0 and the group cannot be weighted
-    assert reasons["sep"] == "a standard error of 0" and reasons["one"] == "fewer than 2 positives"
+    # perfect separation: average precision is 1 (so is every leave-one-out estimate): no variance on the logit scale
+    assert reasons["sep"] == "an estimate of 1: no variance on the logit scale"
+    assert reasons["one"] == "fewer than 2 positives"
     # a constant score: every positive leaves the same estimate, every negative too (no spread within a class)
     assert reasons["flat"] == "a standard error of 0" and reasons["ok"] is None and reasons["ok2"] is None
     assert test.to_polars()["k"][0] == 2 and test.to_polars()["n_left_out"][0] == 3

@@ -16,7 +16,7 @@ import pytest
 from scipy.stats import f as f_distribution
 from statsmodels.stats.meta_analysis import combine_effects
 
-from aucpr_stats import aucpr, compare
+from aucpr_stats import DEFAULT_PR_ESTIMATOR, aucpr, compare
 from aucpr_stats.exceptions import InputError
 
 
@@ -70,7 +70,7 @@ def test_pooled_jackknife_interaction_is_the_anova_f_test():
     table = comparison.to_polars()
     assert test.method == "jackknife" and test.reference == "pooled"
     # the oracle: each group's brute-force variance, pooled per positive with weights n_pos - 1
-    raw = np.array([_brute_jackknife(df.filter(pl.col("g") == g), "interpolated_median") for g in table["g"]])
+    raw = np.array([_brute_jackknife(df.filter(pl.col("g") == g), DEFAULT_PR_ESTIMATOR) for g in table["g"]])
     n_pos = table["n_pos"].to_numpy().astype(float)
     nu = n_pos - 1
     pooled = np.sum(nu * n_pos * raw) / nu.sum() / n_pos

@@ -338,3 +338,68 @@ def test_a_wald_auroc_interval_near_one_is_flagged_by_its_record_rule():
         warnings.simplefilter("error", SmallSampleWarning)
         newcombe = result.conf_int(method="newcombe")
     assert newcombe["note"].fill_null("").str.contains("near the boundary").sum() == 0
+
+
+def test_the_influence_interval_near_an_aucpr_of_one_is_flagged_by_its_record_rule():
+    """min(P, N) (1 - AP) below the influence record's min_boundary_count: a note naming logit, a warning;
+    the logit interval (which holds there) is not flagged."""
+    rng = np.random.default_rng(3)
+    g = np.repeat([0, 1], 1500)
+    y = np.tile(np.r_[np.ones(150, bool), np.zeros(1350, bool)], 2)
+    shift = np.where(g == 0, 5.0, 1.0)  # group 0 near-perfect, group 1 weak
+    frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + shift * y})
+    result = aucpr(frame, "y", "s", by="g", estimator="average_precision")
+    estimate = result.to_polars().sort("g")["estimate"].to_numpy()
+    count = 150 * (1 - estimate)
+    rule = INTERVAL_METHODS["aucpr"]["influence"].min_boundary_count
+    assert (count < rule).tolist() == [True, False]  # one group on each side of the rule
+    with pytest.warns(SmallSampleWarning, match="distance from 1"):
+        notes = result.conf_int(method="influence").sort("g")["note"].fill_null("").to_list()
+    assert ["near the boundary" in note and "logit holds there" in note for note in notes] == [True, False]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        logit = result.conf_int(method="logit")
+    assert logit["note"].fill_null("").str.contains("near the boundary").sum() == 0
+
+
+def test_an_estimator_with_a_coverage_caveat_notes_every_interval_and_warns_once():
+    """The caveat of the record (intervals that under-cover whatever the size) reaches every formed interval
+    of that estimator, whatever the method; the default estimator's intervals carry none."""
+    from aucpr_stats.estimators import ESTIMATORS
+    from aucpr_stats.exceptions import BiasedEstimatorWarning
+
+    caveated = [name for name, record in ESTIMATORS["aucpr"].items() if record.coverage_caveat]
+    assert set(caveated) == {"upper_trapezoid", "interpolated_max", "interpolated_convex"}
+    rng = np.random.default_rng(4)
+    y = rng.random(2000) < 0.1
+    frame = pl.DataFrame({"y": y, "s": rng.normal(size=y.size) + 1.5 * y})
+    result = aucpr(frame, "y", "s", estimator=["average_precision", *caveated])
+    for method in ("logit", "wilson"):
+        with pytest.warns(BiasedEstimatorWarning) as caught:
+            ci = result.conf_int(method=method)
+        assert sum(w.category is BiasedEstimatorWarning for w in caught) == 1
+        notes = dict(zip(ci["estimator"], ci["note"].fill_null("")))
+        assert notes["average_precision"] == ""
+        for name in caveated:
+            assert notes[name].startswith(name) and "aucpr_boundary_results.md" in notes[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BiasedEstimatorWarning)
+        aucpr(frame, "y", "s").conf_int()
+
+
+@pytest.mark.parametrize("metric,rule", [("auroc", 10), ("aucpr", 20)])
+def test_the_bootstrap_near_one_is_flagged_by_its_record_rule(metric, rule):
+    """The percentile bootstrap under-covers near 1 (docs/validation.md): min(P, N)(1 - estimate) below the
+    record's count gets the boundary note; a weak score with the same counts does not."""
+    assert INTERVAL_METHODS[metric]["bootstrap"].min_boundary_count == rule
+    rng = np.random.default_rng(6)
+    g = np.repeat([0, 1], 1200)
+    y = np.tile(np.r_[np.ones(120, bool), np.zeros(1080, bool)], 2)
+    shift = np.where(g == 0, 4.5, 1.0)
+    frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + shift * y})
+    result = (aucpr if metric == "aucpr" else auroc)(frame, "y", "s", by="g")
+    estimate = result.to_polars().sort("g")["estimate"].to_numpy()
+    assert (120 * (1 - estimate) < rule).tolist() == [True, False]
+    with pytest.warns(SmallSampleWarning, match="distance from 1"):
+        ci = result.conf_int(method="bootstrap", n_boot=200, rng=1).sort("g")
+    assert ["near the boundary" in note for note in ci["note"].fill_null("").to_list()] == [True, False]

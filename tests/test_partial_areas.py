@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
-from aucpr_stats import aucpr, auroc
+from aucpr_stats import DEFAULT_PR_ESTIMATOR, aucpr, auroc
 from aucpr_stats.compare import compare
 from aucpr_stats.estimators import PR_ESTIMATORS
 from aucpr_stats.estimators.partial import (
@@ -229,7 +229,7 @@ def test_labels_and_options(df):
     assert r.estimators == ("a_prime, specificity 0.8-1, standardized",)
     assert r.options["partial"] == {"focus": "specificity", "lo": 0.8, "hi": 1.0, "standardized": True}
     frame_ = aucpr(df, "y", "a", by="site", recall=(0.5, 1)).to_frame()
-    assert frame_["estimator"].to_list() == ["interpolated_median, recall 0.5-1"] * 2
+    assert frame_["estimator"].to_list() == [f"{DEFAULT_PR_ESTIMATOR}, recall 0.5-1"] * 2
 
 
 def test_bootstrap_interval_of_a_partial_area(df):
@@ -317,4 +317,4 @@ def test_compare_partial_areas(df):
     with pytest.raises(InputError, match="bootstrap"):
         compare(df, "y", ["a", "b"], method="delong", specificity=(0.8, 1), metric="auroc")
     pr = compare(df, "y", ["a", "b"], metric="aucpr", recall=(0.5, 1), n_boot=100, seed=1).to_frame()
-    assert pr["estimator"][0] == "interpolated_median, recall 0.5-1"
+    assert pr["estimator"][0] == f"{DEFAULT_PR_ESTIMATOR}, recall 0.5-1"

@@ -119,7 +119,7 @@ def test_one_logit_interval_for_both_metrics_at_the_boundary():
 def test_a_ninth_estimator_is_one_record(monkeypatch):
     """docs/architecture.md, recipe 1: a function and a record; every entry point then knows it."""
     record = Estimator("upper_trapezoid_again", "aucpr", upper_trapezoid, reads="negative_runs",
-                       partial=UPPER_TRAPEZOID)
+                       partial=UPPER_TRAPEZOID, coverage_caveat=PR_ESTIMATORS["upper_trapezoid"].coverage_caveat)
     monkeypatch.setitem(PR_ESTIMATORS, record.name, record)
     df = cohort()
     result = aucpr(df, "y", "s", by="site", estimator=[record.name, "upper_trapezoid"])

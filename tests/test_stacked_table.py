@@ -85,7 +85,7 @@ def test_prevalence_column_and_footnote_with_replicates_and_seed():
     assert "100 replicates, no seed set" in unseeded.note
     default = publication_table(r)  # intervals on by default: the method conf_int() uses
     assert default.cells.columns[-1] == "AUCPR (95% CI)"
-    assert "logit" in default.note and "interpolated median" in default.note
+    assert "logit" in default.note and "average precision" in default.note
     assert default.cells["AUCPR (95% CI)"].to_list() == r.table().cells["AUCPR (95% CI)"].to_list()
 
 

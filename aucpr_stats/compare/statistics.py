@@ -153,16 +153,21 @@ def difference_columns(diff: np.ndarray, method: str, level: float, *, variance:
             "correlation": np.broadcast_to(correlation, diff.shape), "truncated": truncated}
 
 
-def with_edge_notes(columns: dict, notes: list, metric: str, method: str, n_pos, counts: dict) -> list:
+def with_edge_notes(columns: dict, notes: list, metric: str, method: str, n_pos, counts: dict,
+                    unpaired: bool = False) -> list:
     """The comparison notes with "truncated to [-1, 1]" and small-sample notes added; pops ``columns["truncated"]``.
 
     ``n_pos`` is the number of positives behind each row (the smaller side
-    for an unpaired comparison); ``counts`` collects the flagged rows per
-    method for one :class:`~aucpr_stats.exceptions.SmallSampleWarning` per
-    call (:func:`warn_small_rows`).
+    for an unpaired comparison, whose minimum may be its own:
+    ``ComparisonMethod.min_positives_unpaired``); ``counts`` collects the
+    flagged rows per method for one
+    :class:`~aucpr_stats.exceptions.SmallSampleWarning` per call
+    (:func:`warn_small_rows`).
     """
     truncated = np.asarray(columns.pop("truncated"), dtype=bool)
     record = COMPARISON_METHODS[metric][method]
+    if unpaired:
+        record = record.unpaired()
     small = small_sample_mask(record, n_pos) & np.isfinite(columns["difference"])
     counts[method] = counts.get(method, 0) + int(small.sum())
     shown = small & np.isfinite(np.asarray(columns["p_value"], dtype=np.float64))  # a withheld test has its own note

@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from ..estimators.engine import evaluate
+from ..estimators.registry import reduction_for
 from ..estimators.roc import delong_components
 from ..exceptions import InputError
 from ..ingest import Ingested
@@ -86,6 +87,8 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
         n_pieces = max(1, min(sub.n_segments, 20 if progress_enabled(progress) else 1))
         pieces = np.array_split(np.arange(sub.n_segments), n_pieces)
         columns = np.flatnonzero(usable)
+        # the smallest exact table (as conf_int's bootstrap): the same draws whether or not an engine collapsed it
+        resampled = reduction_for(estimators)(sub)
         design = (cluster_design(ingested, columns) if clustered
                   else weighted_design(ingested, columns) if ingested.weighted_cells is not None else None)
         with progress_bar(sub.n_segments * common["n_boot"], "unpaired bootstrap", progress) as bar:
@@ -96,7 +99,7 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
                         streams.take(piece))
                     bar.update(piece.size * common["n_boot"])
                     continue
-                part = sub if len(pieces) == 1 else sub.take(piece)
+                part = resampled if len(pieces) == 1 else resampled.take(piece)
                 replicates[:, columns[piece]] = bootstrap_estimates(part, estimators, common["n_boot"],
                                                                     streams=streams.take(piece))
                 bar.update(piece.size * common["n_boot"])
@@ -117,7 +120,7 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
                 parts = ["DeLong variance needs >= 2 positives and >= 2 negatives"]
             note.append("; ".join(parts) or None)
         note = with_edge_notes(columns, note, common["metric"], common["method"],
-                               np.minimum(n_pos[seg_a], n_pos[seg_b]), flagged)
+                               np.minimum(n_pos[seg_a], n_pos[seg_b]), flagged, unpaired=True)
         count = seg_a.size
         if clustered and common["method"] == "delong":
             columns["method"] = ["obuchowski"] * count

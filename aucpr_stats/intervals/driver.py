@@ -30,7 +30,7 @@ from ..progress import progress_iv
 from .boundaries import UNSEEDED_NOTE, join_notes
 from .edges import at_the_edges
 from .options import MethodOptions
-from .small_sample import warn_small_sample
+from .small_sample import warn_biased_estimator, warn_small_sample
 from .registry import INTERVAL_METHODS, IntervalMethod, default_method, design_of
 from .request import IntervalRequest
 
@@ -266,6 +266,8 @@ def _warn_small(methods: Sequence[IntervalMethod], computed: list) -> None:
                       clusters=any(out["few_clusters"].any() for out in computed),
                       boundary=any(out.get("near_boundary", np.zeros(0, bool)).any() for out in computed),
                       case_control=any(out.get("sparse_controls", np.zeros(0, bool)).any() for out in computed))
+    if any(out.get("biased_estimator", np.zeros(0, bool)).any() for out in computed):
+        warn_biased_estimator()
 
 
 # ------------------------------------------------------------------ the frame

@@ -135,12 +135,15 @@ def at_the_edges(request, method, out: dict) -> dict:
     notes = join_notes(notes, np.where(own & small, small_sample_note(method), None))
     notes = join_notes(notes, np.where(other & small, small_sample_note(fallback), None))
     # near an AUROC of 1 a Wald-type interval under-covers unless the counts are large (the record's rule)
-    near = np.zeros(shape, dtype=bool)
-    if result.metric == "auroc":
-        near = boundary_mask(method, estimate, n_pos, np.broadcast_to(result.n_neg[:, None], shape))
-        near &= ~edge & ~single & ~own & np.isfinite(lower)
-        if near.any():
-            notes = join_notes(notes, np.where(near, boundary_note(method), None))
+    near = boundary_mask(method, estimate, n_pos, np.broadcast_to(result.n_neg[:, None], shape))
+    near &= ~edge & ~single & ~own & np.isfinite(lower)
+    if near.any():
+        notes = join_notes(notes, np.where(near, boundary_note(method, result.metric), None))
+    # an estimator whose intervals under-cover over the grid whatever the method (its record's caveat)
+    caveat = np.array([getattr(record, "coverage_caveat", None) for record in request.estimators], dtype=object)
+    biased = np.not_equal(caveat, None)[None, :] & np.isfinite(lower) & ~single
+    if biased.any():
+        notes = join_notes(notes, np.where(biased, np.broadcast_to(caveat[None, :], shape), None))
     few = np.zeros(shape, dtype=bool)
     clusters = getattr(result, "clusters", None)
     if clusters is not None and method.min_clusters is not None:
@@ -154,4 +157,4 @@ def at_the_edges(request, method, out: dict) -> dict:
         notes = join_notes(notes, np.where(sparse, control_weight_note(method, stated), None))
     return {**out, "lower": lower, "upper": upper, "edge_note": notes, "edge_only": single,
             "small_sample": small | few | near | sparse, "few_clusters": few, "near_boundary": near,
-            "sparse_controls": sparse}
+            "sparse_controls": sparse, "biased_estimator": biased}

@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import SmallSampleWarning
+from ..exceptions import BiasedEstimatorWarning, SmallSampleWarning
 
-__all__ = ["small_sample_mask", "small_sample_note", "cluster_mask", "cluster_note", "boundary_mask",
-           "boundary_note", "control_weight_mask", "control_weight_note", "withheld_note", "warn_small_sample"]
+__all__ = ["FLAG_PHRASES", "is_flagged", "small_sample_mask", "small_sample_note", "cluster_mask", "cluster_note", "boundary_mask",
+           "boundary_note", "warn_biased_estimator", "control_weight_mask", "control_weight_note", "withheld_note", "warn_small_sample"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -72,7 +72,7 @@ def cluster_note(record: Any) -> str:
 
 
 def boundary_mask(record: Any, estimate, n_pos, n_neg) -> np.ndarray:
-    """Rows too close to an AUROC of 1 for their counts: ``min(n_pos, n_neg) (1 - estimate)`` below the record's
+    """Rows too close to an area of 1 for their counts: ``min(n_pos, n_neg) (1 - estimate)`` below the record's
     ``min_boundary_count`` (all False when it is None; NaN estimates are never flagged)."""
     estimate = np.asarray(estimate, dtype=np.float64)
     if getattr(record, "min_boundary_count", None) is None:
@@ -82,10 +82,26 @@ def boundary_mask(record: Any, estimate, n_pos, n_neg) -> np.ndarray:
         return np.isfinite(estimate) & (smaller * (1.0 - estimate) < record.min_boundary_count)
 
 
-def boundary_note(record: Any) -> str:
+#: The phrases of the notes that flag an interval the validation grid found under-covering (small sample,
+#: few clusters, near the boundary, a sparse case-control sample, a biased estimator): a row with one of them
+#: is "flagged" (a table mark and a warning); the coverage studies report the unflagged rows apart.
+FLAG_PHRASES = ("small sample:", "near the boundary:", "case-control sample at a stated prevalence",
+                "on the validation grid")
+
+
+def is_flagged(note: str | None) -> bool:
+    """Whether a ``note`` carries one of the :data:`FLAG_PHRASES`."""
+    return note is not None and any(phrase in note for phrase in FLAG_PHRASES)
+
+
+#: The closed form that holds near 1 (benchmarks/auroc_boundary_results.md, aucpr_boundary_results.md).
+HOLDS_NEAR_ONE = {"auroc": "newcombe", "aucpr": "logit"}
+
+
+def boundary_note(record: Any, metric: str = "auroc") -> str:
     """The note of a row too close to 1 for the method (:func:`boundary_mask`)."""
     return (f"near the boundary: min(positives, negatives) x (1 - estimate) below {record.min_boundary_count:g}, "
-            f"the {record.name} interval may under-cover (newcombe holds there; docs/intervals.md)")
+            f"the {record.name} interval may under-cover ({HOLDS_NEAR_ONE[metric]} holds there; docs/intervals.md)")
 
 
 def control_weight_mask(record: Any, stated: float | None, n_pos, n_neg) -> np.ndarray:
@@ -138,8 +154,20 @@ def warn_small_sample(counts: dict[str, int], compare: bool = False, clusters: b
         units += " (or controls per case at the stated prevalence)"
     what = f"tests below the number of {units} they need to hold their size" if compare else (
         f"intervals below the number of {units} their method needs to keep its coverage")
-    level, frame = 2, sys._getframe(1)  # stacklevel 2 is our caller
+    warnings.warn(f"{what}: {listed}; see the `note` column and docs/validation.md", SmallSampleWarning,
+                  stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside this package (the user's line)."""
+    level, frame = 2, sys._getframe(2)  # the warner's caller: stacklevel 2 of the warner's warnings.warn
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
         level, frame = level + 1, frame.f_back
-    warnings.warn(f"{what}: {listed}; see the `note` column and docs/validation.md", SmallSampleWarning,
-                  stacklevel=level)
+    return level
+
+
+def warn_biased_estimator() -> None:
+    """One :class:`BiasedEstimatorWarning`: some intervals are around an estimator with a coverage caveat."""
+    warnings.warn("intervals around an estimator that under-covers on the validation grid whatever the "
+                  "method (see the `note` column; average_precision, the default, holds)", BiasedEstimatorWarning,
+                  stacklevel=_caller_level())

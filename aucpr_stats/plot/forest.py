@@ -176,7 +176,7 @@ def forest_plot(
     >>> df = pl.read_csv("data/synthetic_cohort.csv")
     >>> axes = forest_plot([aucpr(df, "disease", "model_a", by="site"), auroc(df, "disease", "model_a", by="site")])
     >>> [a.get_xlabel() for a in axes]
-    ['AUCPR (interpolated median; logit interval)', "AUROC (A' (Mann-Whitney); Newcombe score interval)"]
+    ['AUCPR (average precision; logit interval)', "AUROC (A' (Mann-Whitney); Newcombe score interval)"]
     """
     import matplotlib.pyplot as plt
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 from .arms import INTERVAL_METHODS
 from .coverage import Intervals, block_intervals, simulated_result, study_methods, tally
 from .studies import BOYD_ESTIMATORS, bias_study, coverage_study, simulate_ties
-from .scenarios import SCENARIOS, Bibeta, Binormal, OffsetUniform, Scenario, class_counts, get_scenario
+from .scenarios import SCENARIOS, Bibeta, Binormal, OffsetUniform, Scenario, class_counts
+from .targets import at_auroc, get_scenario, true_auroc
 
 __all__ = [
     "bias_study",
@@ -34,4 +35,6 @@ __all__ = [
     "OffsetUniform",
     "class_counts",
     "get_scenario",
+    "at_auroc",
+    "true_auroc",
 ]

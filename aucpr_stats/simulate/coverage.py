@@ -35,6 +35,7 @@ from ..estimators.registry import Estimator
 from ..exceptions import InputError, InputTypeError
 from ..ingest.notes import group_notes
 from ..intervals import INTERVAL_METHODS, IntervalMethod, conf_int_frame
+from ..intervals.small_sample import is_flagged
 from ..results import AucprResult, AurocResult, EstimateResult
 from ..ties import TieTable
 
@@ -163,7 +164,9 @@ def tally(intervals: Intervals, truth: float) -> dict:
     """
     formed, hit = covered(intervals.lower, intervals.upper, truth)
     notes = [note for note in intervals.notes if note is not None]
+    unflagged = ~np.array([is_flagged(note) for note in intervals.notes], dtype=bool)
     return {"n_sims": int(formed.size), "n_valid": int(formed.sum()), "hits": int(hit.sum()),
+            "n_valid_unflagged": int((formed & unflagged).sum()), "hits_unflagged": int((hit & unflagged).sum()),
             "width_sum": float(np.sum((intervals.upper - intervals.lower)[formed])),
             "n_note": len(notes), "notes": dict(Counter(notes).most_common(3)),
             "warnings": sorted(intervals.warnings)}

@@ -30,7 +30,7 @@ from scipy import integrate, special
 
 from .._validate import integer_iv, probability_iv, seed_iv
 from ..estimators.tie_blocks import crossing_precision
-from ..exceptions import InputError, InputTypeError
+from ..exceptions import InputError
 
 __all__ = [
     "Scenario",
@@ -39,7 +39,6 @@ __all__ = [
     "OffsetUniform",
     "Discretized",
     "SCENARIOS",
-    "get_scenario",
     "class_counts",
 ]
 
@@ -443,14 +442,3 @@ class Discretized(Scenario):
         mean_precision = crossing_precision(prevalence * tpr[:-1], (1 - prevalence) * fpr[:-1],
                                             prevalence * gained, (1 - prevalence) * np.diff(fpr))
         return float(np.sum(gained * mean_precision))
-
-
-def get_scenario(scenario: Any) -> Scenario:
-    """A :class:`Scenario` from itself or its name in :data:`SCENARIOS`."""
-    if isinstance(scenario, Scenario):
-        return scenario
-    if isinstance(scenario, str):
-        if scenario not in SCENARIOS:
-            raise InputError(f"`scenario` must be one of {list(SCENARIOS)} or a Scenario; got {scenario!r}")
-        return SCENARIOS[scenario]
-    raise InputTypeError(f"`scenario` must be a name or a Scenario; got {type(scenario).__name__}")

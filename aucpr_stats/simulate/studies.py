@@ -43,7 +43,8 @@ from ..tables import tie_table_from_sorted
 from ..ties import TieTable
 from .arms import INTERVAL_METHODS
 from .coverage import check_method_options, covered
-from .scenarios import SCENARIOS, Scenario, class_counts, get_scenario
+from .scenarios import SCENARIOS, Scenario, class_counts
+from .targets import get_scenario
 
 __all__ = [
     "bias_study",

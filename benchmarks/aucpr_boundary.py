@@ -26,26 +26,25 @@ Writes ``benchmarks/aucpr_boundary_results.json`` and ``benchmarks/aucpr_boundar
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package, whatever is installed
+sys.path.insert(0, str(HERE))
+
+from _grid import cells, frames, grid_parser, meta, run_jobs, write_results  # noqa: E402
 
 METHODS = ("logit", "binomial", "wilson")
 TARGETS = (0.75, 0.90, 0.98, 0.995, 0.999)
 N_POS = (5, 10, 20, 50, 100, 200, 500, 1000)
 PREVALENCES = (0.5, 0.1, 0.01)
 MAX_ROWS, BLOCK_ROWS = 20_000, 2_000_000
-FLAGS = ("small sample", "near the boundary")
 
 
 def estimators() -> list[str]:
@@ -57,14 +56,6 @@ def estimators() -> list[str]:
 def arms() -> list[tuple[str, str]]:
     """(estimator, method) pairs: every closed form for every estimator, the influence interval for AP."""
     return [(e, m) for e in estimators() for m in METHODS] + [("average_precision", "influence")]
-
-
-def _draw(scen, rng, n_pos: int, n_neg: int, k: int):
-    y = np.tile(np.r_[np.ones(n_pos, bool), np.zeros(n_neg, bool)], k)
-    s = np.empty(y.size)
-    s[y] = scen.draw(rng, int(y.sum()), True)
-    s[~y] = scen.draw(rng, int((~y).sum()), False)
-    return y, s
 
 
 def _block(frame, names: list[str]) -> tuple[dict, dict]:
@@ -85,16 +76,15 @@ def _block(frame, names: list[str]) -> tuple[dict, dict]:
 
 
 def _bounds(ci) -> np.ndarray:
-    note = ci["note"].fill_null("")
-    flagged = np.zeros(ci.height, bool)
-    for flag in FLAGS:
-        flagged |= note.str.contains(flag).to_numpy()
+    """(lower, upper, flagged) per data set; flagged: a note the library marks (``FLAG_PHRASES``)."""
+    from aucpr_stats.intervals.small_sample import is_flagged
+
+    flagged = np.array([is_flagged(note) for note in ci["note"].to_list()], dtype=bool)
     return np.c_[ci["lower"].to_numpy(), ci["upper"].to_numpy(), flagged]
 
 
 def run_family_target(family: str, target: float, n_sims: int, seed: int, raw: str | None) -> list[dict]:
     """Every (prevalence, n_pos) cell of one scenario."""
-    import polars as pl
 
     from aucpr_stats.simulate.targets import FAMILIES, at_auroc, true_auroc
 
@@ -103,52 +93,43 @@ def run_family_target(family: str, target: float, n_sims: int, seed: int, raw: s
     rng = np.random.default_rng([seed, FAMILIES.index(family), TARGETS.index(target)])
     names, pairs = estimators(), arms()
     rows, kept = [], {}
-    for prevalence in PREVALENCES:
+    for prevalence, n_pos, n_neg in cells(PREVALENCES, N_POS, MAX_ROWS):
         truth = scen.true_aucpr(prevalence)
-        for n_pos in N_POS:
-            n_neg = int(round(n_pos * (1 - prevalence) / prevalence))
-            size = n_pos + n_neg
-            if size > MAX_ROWS:
-                continue
-            start = time.perf_counter()
-            per_block = max(1, min(n_sims, BLOCK_ROWS // size))
-            est = {e: [] for e in names}
-            bnd = {a: [] for a in pairs}
-            for first in range(0, n_sims, per_block):
-                k = min(per_block, n_sims - first)
-                y, s = _draw(scen, rng, n_pos, n_neg, k)
-                frame = pl.DataFrame({"sim": np.repeat(np.arange(first, first + k), size), "y": y, "s": s})
-                estimates, bounds = _block(frame, names)
-                for e in names:
-                    est[e].append(estimates[e])
-                for a in pairs:
-                    bnd[a].append(bounds[a])
-            row = {"family": family, "scenario": scen.label, "target": target, "auroc": true_auroc(scen),
-                   "truth": truth, "prevalence": prevalence, "n_pos": n_pos, "n_neg": n_neg, "n_sims": n_sims}
+        start = time.perf_counter()
+        est = {e: [] for e in names}
+        bnd = {a: [] for a in pairs}
+        for frame in frames(scen, rng, n_pos, n_neg, n_sims, BLOCK_ROWS):
+            estimates, bounds = _block(frame, names)
             for e in names:
-                values = np.concatenate(est[e])
-                ok = np.isfinite(values)
-                row[f"{e}|mean"] = float(values[ok].mean()) if ok.any() else None
-                row[f"{e}|rmse"] = float(np.sqrt(np.mean((values[ok] - truth) ** 2))) if ok.any() else None
-                row[f"{e}|nan"] = float((~ok).mean())
-                if raw:
-                    kept[f"{prevalence}|{n_pos}|{e}"] = values
-            for e, m in pairs:
-                a = np.concatenate(bnd[(e, m)])
-                lo, hi, flag = a[:, 0], a[:, 1], a[:, 2].astype(bool)
-                ok = np.isfinite(lo) & np.isfinite(hi)
-                hit = (lo <= truth) & (truth <= hi)
-                key = f"{e}|{m}"
-                row[key] = float(hit[ok].mean()) if ok.any() else None
-                row[f"{key}|below"] = float((hi[ok] < truth).mean()) if ok.any() else None
-                row[f"{key}|width"] = float((hi[ok] - lo[ok]).mean()) if ok.any() else None
-                row[f"{key}|flagged"] = float(flag.mean())
-                row[f"{key}|unflagged"] = float(hit[ok & ~flag].mean()) if (ok & ~flag).any() else None
-                row[f"{key}|unflagged_n"] = int((ok & ~flag).sum())
-                if raw:
-                    kept[f"{prevalence}|{n_pos}|{key}"] = a
-            row["seconds"] = round(time.perf_counter() - start, 2)
-            rows.append(row)
+                est[e].append(estimates[e])
+            for a in pairs:
+                bnd[a].append(bounds[a])
+        row = {"family": family, "scenario": scen.label, "target": target, "auroc": true_auroc(scen),
+               "truth": truth, "prevalence": prevalence, "n_pos": n_pos, "n_neg": n_neg, "n_sims": n_sims}
+        for e in names:
+            values = np.concatenate(est[e])
+            ok = np.isfinite(values)
+            row[f"{e}|mean"] = float(values[ok].mean()) if ok.any() else None
+            row[f"{e}|rmse"] = float(np.sqrt(np.mean((values[ok] - truth) ** 2))) if ok.any() else None
+            row[f"{e}|nan"] = float((~ok).mean())
+            if raw:
+                kept[f"{prevalence}|{n_pos}|{e}"] = values
+        for e, m in pairs:
+            a = np.concatenate(bnd[(e, m)])
+            lo, hi, flag = a[:, 0], a[:, 1], a[:, 2].astype(bool)
+            ok = np.isfinite(lo) & np.isfinite(hi)
+            hit = (lo <= truth) & (truth <= hi)
+            key = f"{e}|{m}"
+            row[key] = float(hit[ok].mean()) if ok.any() else None
+            row[f"{key}|below"] = float((hi[ok] < truth).mean()) if ok.any() else None
+            row[f"{key}|width"] = float((hi[ok] - lo[ok]).mean()) if ok.any() else None
+            row[f"{key}|flagged"] = float(flag.mean())
+            row[f"{key}|unflagged"] = float(hit[ok & ~flag].mean()) if (ok & ~flag).any() else None
+            row[f"{key}|unflagged_n"] = int((ok & ~flag).sum())
+            if raw:
+                kept[f"{prevalence}|{n_pos}|{key}"] = a
+        row["seconds"] = round(time.perf_counter() - start, 2)
+        rows.append(row)
     if raw:
         np.savez_compressed(Path(raw) / f"{family}_{target}.npz", **kept)
     return rows
@@ -205,16 +186,12 @@ def render(results: dict) -> str:
         lines.append(f"| {e} | {m} | " + " | ".join(_pct(worst(cells, key, f)) for f in (5, 10, 20, 50, 100))
                      + f" | {_pct(min(unflagged)) if unflagged else ''} | {np.mean(widths):.4f} |")
     lines += ["", "Worst unflagged: over the cells where at least a fifth of the data sets get an interval "
-              "without a small-sample or boundary note.", ""]
+              "without a flag (small sample, near the boundary, a biased estimator).", ""]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sims", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=29)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", type=Path, default=HERE / "aucpr_boundary_results.json")
+    parser = grid_parser(__doc__, HERE / "aucpr_boundary_results.json")
     parser.add_argument("--raw", default=None, help="a folder for every data set's estimates and bounds")
     parser.add_argument("--render-only", action="store_true")
     args = parser.parse_args(argv)
@@ -225,15 +202,9 @@ def main(argv: list[str] | None = None) -> None:
 
     start = time.perf_counter()
     jobs = [(f, t) for t in TARGETS[::-1] for f in FAMILIES]
-    with ProcessPoolExecutor(args.workers) as pool:
-        futures = [pool.submit(run_family_target, f, t, args.sims, args.seed, args.raw) for f, t in jobs]
-        cells = [row for future in futures for row in future.result()]
-    results = {"meta": {"n_sims": args.sims, "seed": args.seed, "workers": args.workers,
-                        "wall_seconds": time.perf_counter() - start, "date": time.strftime("%Y-%m-%d")},
-               "cells": cells}
-    args.out.write_text(json.dumps(results, indent=1) + "\n")
-    args.out.with_suffix(".md").write_text(render(results))
-    print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
+    cells = run_jobs(run_family_target, jobs, args.workers, args.sims, args.seed, args.raw)
+    write_results(args.out, {"meta": meta(start, n_sims=args.sims, seed=args.seed, workers=args.workers),
+                             "cells": cells}, render)
 
 
 if __name__ == "__main__":

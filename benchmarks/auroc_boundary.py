@@ -26,19 +26,18 @@ Writes ``benchmarks/auroc_boundary_results.json`` and ``benchmarks/auroc_boundar
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package, whatever is installed
+sys.path.insert(0, str(HERE))
+
+from _grid import cells, frames, grid_parser, meta, run_jobs, write_results  # noqa: E402
 
 METHODS = ("delong", "logit", "newcombe", "hanley_mcneil")
 TARGETS = (0.75, 0.90, 0.98, 0.995, 0.999)
@@ -48,80 +47,48 @@ FAMILIES = ("binormal", "bibeta", "ordinal")
 MAX_ROWS, BLOCK_ROWS = 20_000, 2_000_000
 
 
-def _bibeta_auc(b: float) -> float:
-    from scipy import integrate, special, stats
-
-    return integrate.quad(lambda x: stats.beta.pdf(x, 1.0, b) * special.betaincc(b, 1.0, x), 0, 1, limit=200,
-                          epsabs=1e-13)[0]
-
-
 def scenario(family: str, target: float):
-    """(label, Scenario, true AUROC) of a family at a target AUROC."""
-    from scipy.optimize import brentq
-    from scipy.special import ndtr, ndtri
+    """(label, Scenario, true AUROC) of a family at a target AUROC (:mod:`aucpr_stats.simulate.targets`)."""
+    from aucpr_stats.simulate.targets import at_auroc, true_auroc
 
-    from aucpr_stats.simulate.scenarios import Bibeta, Binormal, Discretized
-
-    mu = float(ndtri(target) * np.sqrt(2.0))
-    if family == "binormal":
-        return f"binormal mu={mu:.3f}", Binormal(mu), float(ndtr(mu / np.sqrt(2.0)))
-    if family == "bibeta":
-        b = brentq(lambda b: _bibeta_auc(b) - target, 1.0001, 5000.0, xtol=1e-12)
-        return f"bibeta a=1 b={b:.3f}", Bibeta(1.0, b), _bibeta_auc(b)
-    ordinal = Discretized(Binormal(mu), 5)
-    cuts = ordinal.cuts()[::-1]
-    tpr = np.concatenate([[0.0], ordinal.base.sf_pos(cuts), [1.0]])
-    fpr = np.concatenate([[0.0], ordinal.base.sf_neg(cuts), [1.0]])
-    return f"ordinal (5 levels) binormal mu={mu:.3f}", ordinal, float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
+    scen = at_auroc(family, target)
+    return scen.label, scen, true_auroc(scen)
 
 
 def run_family_target(family: str, target: float, n_sims: int, seed: int) -> list[dict]:
     """Every (prevalence, n_pos) cell of one scenario."""
-    import polars as pl
 
     from aucpr_stats import auroc
+    from aucpr_stats.intervals.small_sample import is_flagged
 
     warnings.simplefilter("ignore")
     label, scen, truth = scenario(family, target)
     rng = np.random.default_rng([seed, FAMILIES.index(family), TARGETS.index(target)])
     rows = []
-    for prevalence in PREVALENCES:
-        for n_pos in N_POS:
-            n_neg = int(round(n_pos * (1 - prevalence) / prevalence))
-            size = n_pos + n_neg
-            if size > MAX_ROWS:
-                continue
-            start = time.perf_counter()
-            per_block = max(1, min(n_sims, BLOCK_ROWS // size))
-            parts: dict[str, list] = {m: [] for m in METHODS}
-            for first in range(0, n_sims, per_block):
-                k = min(per_block, n_sims - first)
-                y = np.tile(np.r_[np.ones(n_pos, bool), np.zeros(n_neg, bool)], k)
-                s = np.empty(y.size)
-                s[y] = scen.draw(rng, int(y.sum()), True)
-                s[~y] = scen.draw(rng, int((~y).sum()), False)
-                frame = pl.DataFrame({"sim": np.repeat(np.arange(first, first + k), size), "y": y, "s": s})
-                result = auroc(frame, "y", "s", by="sim")
-                for m in METHODS:
-                    ci = result.conf_int(method=m)
-                    note = ci["note"].fill_null("")
-                    flagged = (note.str.contains("small sample") | note.str.contains("near the boundary")).to_numpy()
-                    parts[m].append(np.c_[ci["lower"].to_numpy(), ci["upper"].to_numpy(), flagged])
-            row = {"family": family, "scenario": label, "target": target, "truth": truth, "prevalence": prevalence,
-                   "n_pos": n_pos, "n_neg": n_neg, "n_sims": n_sims}
+    for prevalence, n_pos, n_neg in cells(PREVALENCES, N_POS, MAX_ROWS):
+        start = time.perf_counter()
+        parts: dict[str, list] = {m: [] for m in METHODS}
+        for frame in frames(scen, rng, n_pos, n_neg, n_sims, BLOCK_ROWS):
+            result = auroc(frame, "y", "s", by="sim")
             for m in METHODS:
-                a = np.concatenate(parts[m])
-                lo, hi, flag = a[:, 0], a[:, 1], a[:, 2].astype(bool)
-                ok = np.isfinite(lo) & np.isfinite(hi)
-                hit = (lo <= truth) & (truth <= hi)
-                row[m] = float(hit[ok].mean()) if ok.any() else None
-                row[f"{m}_below"] = float((hi[ok] < truth).mean()) if ok.any() else None
-                row[f"{m}_width"] = float((hi[ok] - lo[ok]).mean()) if ok.any() else None
-                row[f"{m}_flagged"] = float(flag.mean())
-                row[f"{m}_unflagged"] = float(hit[ok & ~flag].mean()) if (ok & ~flag).any() else None
-                row[f"{m}_unflagged_n"] = int((ok & ~flag).sum())
-            row["seconds"] = round(time.perf_counter() - start, 2)
-            rows.append(row)
+                ci = result.conf_int(method=m)
+                flagged = np.array([is_flagged(note) for note in ci["note"].to_list()], dtype=bool)
+                parts[m].append(np.c_[ci["lower"].to_numpy(), ci["upper"].to_numpy(), flagged])
+        row = {"family": family, "scenario": label, "target": target, "truth": truth, "prevalence": prevalence,
+               "n_pos": n_pos, "n_neg": n_neg, "n_sims": n_sims}
+        for m in METHODS:
+            a = np.concatenate(parts[m])
+            lo, hi, flag = a[:, 0], a[:, 1], a[:, 2].astype(bool)
+            ok = np.isfinite(lo) & np.isfinite(hi)
+            hit = (lo <= truth) & (truth <= hi)
+            row[m] = float(hit[ok].mean()) if ok.any() else None
+            row[f"{m}_below"] = float((hi[ok] < truth).mean()) if ok.any() else None
+            row[f"{m}_width"] = float((hi[ok] - lo[ok]).mean()) if ok.any() else None
+            row[f"{m}_flagged"] = float(flag.mean())
+            row[f"{m}_unflagged"] = float(hit[ok & ~flag].mean()) if (ok & ~flag).any() else None
+            row[f"{m}_unflagged_n"] = int((ok & ~flag).sum())
+        row["seconds"] = round(time.perf_counter() - start, 2)
+        rows.append(row)
     return rows
 
 
@@ -172,23 +139,12 @@ def render(results: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sims", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=29)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", type=Path, default=HERE / "auroc_boundary_results.json")
-    args = parser.parse_args(argv)
+    args = grid_parser(__doc__, HERE / "auroc_boundary_results.json").parse_args(argv)
     start = time.perf_counter()
     jobs = [(f, t) for f in FAMILIES for t in TARGETS]
-    with ProcessPoolExecutor(args.workers) as pool:
-        futures = [pool.submit(run_family_target, f, t, args.sims, args.seed) for f, t in jobs]
-        cells = [row for future in futures for row in future.result()]
-    results = {"meta": {"n_sims": args.sims, "seed": args.seed, "workers": args.workers,
-                        "wall_seconds": time.perf_counter() - start, "date": time.strftime("%Y-%m-%d")},
-               "cells": cells}
-    args.out.write_text(json.dumps(results, indent=1) + "\n")
-    args.out.with_suffix(".md").write_text(render(results))
-    print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
+    cells = run_jobs(run_family_target, jobs, args.workers, args.sims, args.seed)
+    write_results(args.out, {"meta": meta(start, n_sims=args.sims, seed=args.seed, workers=args.workers),
+                             "cells": cells}, render)
 
 
 if __name__ == "__main__":

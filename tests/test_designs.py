@@ -555,7 +555,9 @@ def test_a_case_control_sample_with_few_controls_per_case_is_flagged_with_advice
     with pytest.warns(SmallSampleWarning, match="controls per case"):
         ci = aucpr(frame, "y", "s", by="k", prevalence=0.02).conf_int(method="logit")
     notes = dict(zip(ci["k"].to_list(), ci["note"].fill_null("").to_list()))
-    assert "a cohort has 49 controls per case, sample at least 19.6 per case" in notes["four"]
+    # the advice: (1 - pi) / pi / rule controls per case, 49 / 1.5 = 32.7 at pi = 0.02
+    assert f"a cohort has 49 controls per case, sample at least {49 / rule:.3g} per case" in notes["four"]
+    assert rule == 1.5 and f"{49 / rule:.3g}" == "32.7"
     assert "case-control" not in notes["forty"]
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallSampleWarning)

@@ -1,0 +1,77 @@
+"""What the simulation grids in this folder share: drawing a block of data sets, and writing the results.
+
+A grid script simulates data sets of a scenario (:mod:`aucpr_stats.simulate`), runs them through the
+public calls, and writes ``<name>_results.json`` with a Markdown page beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+
+def draw_block(scenario, rng: np.random.Generator, n_pos: int, n_neg: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``k`` data sets of ``n_pos`` positives then ``n_neg`` negatives, one after the other: (labels, scores)."""
+    y = np.tile(np.r_[np.ones(n_pos, bool), np.zeros(n_neg, bool)], k)
+    s = np.empty(y.size)
+    s[y] = scenario.draw(rng, int(y.sum()), True)
+    s[~y] = scenario.draw(rng, int((~y).sum()), False)
+    return y, s
+
+
+def frames(scenario, rng: np.random.Generator, n_pos: int, n_neg: int, n_sims: int, block_rows: int):
+    """The ``n_sims`` data sets in polars frames of at most about ``block_rows`` rows (columns sim, y, s)."""
+    import polars as pl
+
+    size = n_pos + n_neg
+    per_block = max(1, min(n_sims, block_rows // size))
+    for first in range(0, n_sims, per_block):
+        k = min(per_block, n_sims - first)
+        y, s = draw_block(scenario, rng, n_pos, n_neg, k)
+        yield pl.DataFrame({"sim": np.repeat(np.arange(first, first + k), size), "y": y, "s": s})
+
+
+def cells(prevalences: Sequence[float], positives: Sequence[int], max_rows: int):
+    """(prevalence, n_pos, n_neg) of a grid, ``n_neg = n_pos (1 - prevalence) / prevalence``, at most ``max_rows``."""
+    for prevalence in prevalences:
+        for n_pos in positives:
+            n_neg = int(round(n_pos * (1 - prevalence) / prevalence))
+            if n_pos + n_neg <= max_rows:
+                yield prevalence, n_pos, n_neg
+
+
+def meta(start: float, **facts) -> dict:
+    """The run's facts for the JSON: what was asked, the wall time since ``start``, the date."""
+    return {**facts, "wall_seconds": time.perf_counter() - start, "date": time.strftime("%Y-%m-%d")}
+
+
+def write_results(out: Path, results: dict, render: Callable[[dict], str]) -> None:
+    """``out`` (JSON) and its Markdown page (``out`` with ``.md``)."""
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    out.with_suffix(".md").write_text(render(results))
+    print(f"wrote {out} and {out.with_suffix('.md')}")
+
+
+def grid_parser(doc: str, out: Path, seed: int = 29) -> argparse.ArgumentParser:
+    """The options every grid takes: data sets per cell, seed, worker processes, output file."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--sims", type=int, default=1000, help="data sets per cell")
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", type=Path, default=out)
+    return parser
+
+
+def run_jobs(function: Callable, jobs: Sequence[tuple], workers: int, *common) -> list:
+    """``function(*job, *common)`` for every job on ``workers`` processes, the rows of each in job order."""
+    with ProcessPoolExecutor(workers) as pool:
+        futures = [pool.submit(function, *job, *common) for job in jobs]
+        results = [future.result() for future in futures]
+    return [row for result in results for row in (result if isinstance(result, list) else [result])]

@@ -658,7 +658,15 @@ def _heterogeneity_section() -> list[str]:
              "(`comparison.interaction()`: DeLong's paired variances for AUROC, the paired jackknife's F test "
              "for AUCPR), measured by `python benchmarks/heterogeneity_size.py`; "
              "the assumptions and where the tests fail are in [Tests across subgroups](heterogeneity.md).", ""]
-    return lines + ([table.read_text(encoding="utf-8")] if table.exists() else ["(not run yet)", ""])
+    lines += [table.read_text(encoding="utf-8")] if table.exists() else ["(not run yet)", ""]
+    grid = ROOT / "benchmarks" / "heterogeneity_size_results_grid.md"
+    if grid.exists():  # the default tests at 3-10 groups of 20-200 positives, with today's default estimator
+        lines += ["", "### The default tests at 3, 5 and 10 groups of 20, 50 and 200 positives", "",
+                  "`python benchmarks/heterogeneity_size.py --arms auroc_delong,aucpr_jackknife --ks 3,5,10 "
+                  "--n-pos 20,50,200 --sims 1000 --suffix _grid` (half the data sets for the jackknife at 200 "
+                  "positives). Below 50 positives per group both tests warn (`SmallSampleWarning`).", "",
+                  grid.read_text(encoding="utf-8")]
+    return lines
 
 
 #: The study-design studies (docs/designs.md): (heading, script, results page), kept on regeneration.

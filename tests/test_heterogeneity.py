@@ -380,3 +380,24 @@ def test_a_heterogeneity_test_over_small_groups_warns_and_notes_it():
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallSampleWarning)
         auroc(big, "y", "s", by="g").heterogeneity()  # every group above 50 positives: no warning
+
+
+def test_a_chi_square_test_across_many_groups_needs_more_positives_per_group():
+    """DeLong's Q over 10 groups of about 60 positives: above 50 but below 10 x 10 = 100 per group, so it warns
+    and says why; the AUCPR jackknife's F test over the same groups does not (it held its size there)."""
+    from aucpr_stats.compare.heterogeneity import POSITIVES_PER_GROUP_CHI_SQUARE
+    from aucpr_stats.exceptions import SmallSampleWarning
+
+    rng = np.random.default_rng(5)
+    g = np.repeat(np.arange(10), 300)
+    y = np.tile(np.r_[np.ones(60, bool), np.zeros(240, bool)], 10)
+    frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + y})
+    assert POSITIVES_PER_GROUP_CHI_SQUARE * 10 > 60 > 50
+    with pytest.warns(SmallSampleWarning, match="below 100 positives"):
+        test = auroc(frame, "y", "s", by="g").heterogeneity()
+    assert "10 group(s) with fewer than 100 positives" in test.to_polars()["note"][0]
+    assert "chi-square test across 10 groups" in test.to_polars()["note"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        jackknife = aucpr(frame, "y", "s", by="g").heterogeneity()
+    assert jackknife.method == "jackknife" and "fewer than" not in (jackknife.to_polars()["note"][0] or "")

@@ -90,6 +90,11 @@ DEFAULT_SCALE = {("auroc", "delong"): "natural", ("auroc", "logit"): "logit", ("
 #: The size of the tests was measured by simulation from this many positives per group up
 #: (``docs/heterogeneity.md``); rows with smaller groups say so in their note.
 MIN_POSITIVES_CHECKED = 50
+#: Cochran's chi-square (known variances) with k groups needs at least this many positives per group times k:
+#: DeLong's Q rejected 6.8-8.0% of true nulls with 10 groups of 50 positives, 9.5-10.3% with 20, and at most
+#: 6.6% with 3-5 groups of 20-50 (benchmarks/heterogeneity_size_results_grid.md); the F tests on jackknife
+#: variances held 2.8-6.4% everywhere there.
+POSITIVES_PER_GROUP_CHI_SQUARE = 10
 
 _SCALES = ("natural", "logit")
 
@@ -308,7 +313,11 @@ def assemble_test(result_kind: dict, rows: pl.DataFrame, split: list, theta, var
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # I^2 from Cochran's Q, as for the chi-square
             out["i_squared"] = np.where(np.isfinite(q), np.where(q > 0, np.maximum(0.0, (q - df) / q), 0.0), np.nan)
     left_out = np.bincount(cell, weights=(~used).astype(np.float64), minlength=n_cells).astype(np.int64)
-    small = np.bincount(cell, weights=(used & (n_pos < MIN_POSITIVES_CHECKED)).astype(np.float64),
+    # the positives per group from which the size was measured: more for a chi-square test across many groups
+    minimum = np.full(n_cells, MIN_POSITIVES_CHECKED, dtype=np.int64)
+    if nu is None:
+        minimum = np.maximum(minimum, POSITIVES_PER_GROUP_CHI_SQUARE * np.asarray(out["k"], dtype=np.int64))
+    small = np.bincount(cell, weights=(used & (n_pos < minimum[cell])).astype(np.float64),
                         minlength=n_cells).astype(np.int64)
     labels = np.asarray(result_kind["labels"], dtype=object)
     gone: dict[int, list[int]] = {}
@@ -323,8 +332,9 @@ def assemble_test(result_kind: dict, rows: pl.DataFrame, split: list, theta, var
             listed = "; ".join(f"{labels[i]} ({reason[i]})" for i in gone[c][:5])
             parts.append(f"{len(gone[c])} group(s) left out: {listed}{'; ...' if len(gone[c]) > 5 else ''}")
         if small[c] and out["k"][c] >= 2:
-            parts.append(f"{small[c]} group(s) with fewer than {MIN_POSITIVES_CHECKED} positives: "
-                         "size not checked there")
+            parts.append(f"{small[c]} group(s) with fewer than {minimum[c]} positives: size not checked there"
+                         + (f" (a chi-square test across {out['k'][c]} groups)" if minimum[c] > MIN_POSITIVES_CHECKED
+                            else ""))
         notes.append("; ".join(parts) or None)
     table = pl.DataFrame({
         "method": [result_kind["method"]] * n_cells,
@@ -350,8 +360,9 @@ def assemble_test(result_kind: dict, rows: pl.DataFrame, split: list, theta, var
         pl.Series("reason", reason.tolist(), dtype=pl.String),
     )
     tested_small = int(small[out["k"] >= 2].sum())
-    if tested_small:  # the size is only known from 50 positives per group (docs/heterogeneity.md)
-        warnings.warn(f"{result_kind['kind']} test with {tested_small} group(s) below {MIN_POSITIVES_CHECKED} "
+    if tested_small:  # the size is only known from these positives per group up (docs/heterogeneity.md)
+        below = int(minimum[small > 0].max())
+        warnings.warn(f"{result_kind['kind']} test with {tested_small} group(s) below {below} "
                       "positives: its size was not checked there and may exceed its level; see the `note` column",
                       SmallSampleWarning, stacklevel=4)
     if left_out.sum():

@@ -258,8 +258,8 @@ ESTIMATORS: dict[str, dict[str, Estimator]] = {"aucpr": PR_ESTIMATORS, "auroc": 
 #: The default estimator of each metric. AUCPR: average precision, the one with the best worst-case coverage of
 #: its default (logit) interval from weak to near-perfect scores (91.5% over the whole grid, >= 93% from 20
 #: positives but for one cell within Monte Carlo error; the interpolated median's 85.8% near AUROC 0.999 with 10
-#: positives, where it sits 0.06 below the truth) and the fastest on every road (one group, 10^3 groups, the
-#: bootstrap, the paired comparison: 2-3x faster than the interpolated median on the last two);
+#: positives, where it sits 0.06 below the truth), and the only one within 1.5x of its own time on every road
+#: (one group, 10^3 groups, the bootstrap, the paired comparison, where the others take 2.4-4.1x as long);
 #: benchmarks/aucpr_boundary_results.md, benchmarks/estimator_roads_results.md, docs/estimators.md.
 DEFAULT_ESTIMATOR = {"aucpr": "average_precision", "auroc": "a_prime"}
 DEFAULT_PR_ESTIMATOR = DEFAULT_ESTIMATOR["aucpr"]

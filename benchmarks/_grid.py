@@ -52,9 +52,33 @@ def meta(start: float, **facts) -> dict:
     return {**facts, "wall_seconds": time.perf_counter() - start, "date": time.strftime("%Y-%m-%d")}
 
 
+def dumps(results: dict) -> str:
+    """The results as JSON with each cell (a dict in a list) on one line, floats to 7 significant digits."""
+    def rounded(value):
+        if isinstance(value, float):
+            return float(f"{value:.7g}")
+        if isinstance(value, dict):
+            return {k: rounded(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [rounded(v) for v in value]
+        return value
+
+    results = rounded(results)
+    lines = ["{"]
+    items = list(results.items())
+    for i, (key, value) in enumerate(items):
+        tail = "," if i < len(items) - 1 else ""
+        if isinstance(value, list):
+            body = ",\n ".join(json.dumps(v, separators=(",", ":")) for v in value)
+            lines.append(f" {json.dumps(key)}: [\n {body}\n ]{tail}")
+        else:
+            lines.append(f" {json.dumps(key)}: {json.dumps(value)}{tail}")
+    return "\n".join(lines) + "\n}\n"
+
+
 def write_results(out: Path, results: dict, render: Callable[[dict], str]) -> None:
-    """``out`` (JSON) and its Markdown page (``out`` with ``.md``)."""
-    out.write_text(json.dumps(results, indent=1) + "\n")
+    """``out`` (JSON, one cell per line: a grid has hundreds) and its Markdown page (``out`` with ``.md``)."""
+    out.write_text(dumps(results))
     out.with_suffix(".md").write_text(render(results))
     print(f"wrote {out} and {out.with_suffix('.md')}")
 

@@ -96,7 +96,8 @@ def render(results: dict) -> str:
 
     meta, rows = results["meta"], results["rows"]
     rule = INTERVAL_METHODS["aucpr"]["bootstrap"].max_control_weight
-    unflagged = [r for r in rows if r["control_weight"] < rule and r["n_pos"] >= 100]
+    minimum = INTERVAL_METHODS["aucpr"]["bootstrap"].min_positives
+    unflagged = [r for r in rows if r["control_weight"] < rule and r["n_pos"] >= minimum]
     se = 100 * np.sqrt(0.95 * 0.05 / meta["n_sims"])
     lines = ["# Case-control samples at a stated prevalence", "",
              f"`python benchmarks/case_control_grid.py` ({meta['n_sims']:,} data sets per cell, {meta['n_boot']} "
@@ -111,8 +112,8 @@ def render(results: dict) -> str:
         if sub:
             lines.append(f"| {bound:g} | {len(sub)} | " + " | ".join(
                 f"{100 * min(r[a] for r in sub if r[a] is not None):.1f}" for a in ARMS) + " |")
-    lines += ["", f"Unflagged cells (control weight below the rule's {rule:g}, at least 100 cases, the bootstrap's "
-              f"minimum): {len(unflagged)}; worst coverage " + ", ".join(
+    lines += ["", f"Unflagged cells (control weight below the rule's {rule:g}, at least {minimum:g} cases, the "
+              f"bootstrap's minimum): {len(unflagged)}; worst coverage " + ", ".join(
                   f"{a} {100 * min(r[a] for r in unflagged):.1f}" for a in ARMS) + ".", "",
               "## Every cell", "",
               "| mu | prevalence | controls per case | cases | control weight | truth | bias | flagged | "

@@ -496,7 +496,10 @@ def _unflagged_section(cells: list[dict], level: float, alpha: float) -> list[st
              "biased estimator; `aucpr_stats.intervals.small_sample.FLAG_PHRASES`), the worst coverage (size) "
              "of those unflagged results and where. Below "
              f"{100 * (level - MARGIN):.0f}% (above {100 * (alpha + MARGIN):.0f}%) in bold. Cells of older runs "
-             "without this count are left out.", "",
+             "without this count are left out. The worst of dozens of cells is the most extreme of many Monte "
+             "Carlo draws: a bold value within one Monte Carlo SE of the line (and no neighbouring cell below it) "
+             "is read as noise, and the rules in the records are not bent to it; a cell further off is a "
+             "missing rule.", "",
              "| metric | kind | method | estimator | worst unflagged | where | cells |", "|---|---|---|---|---:|---|---:|"]
     groups: dict[tuple, list[dict]] = {}
     for c in cells:

@@ -393,13 +393,15 @@ def test_the_bootstrap_near_one_is_flagged_by_its_record_rule(metric, rule):
     record's count gets the boundary note; a weak score with the same counts does not."""
     assert INTERVAL_METHODS[metric]["bootstrap"].min_boundary_count == rule
     rng = np.random.default_rng(6)
-    g = np.repeat([0, 1], 1200)
-    y = np.tile(np.r_[np.ones(120, bool), np.zeros(1080, bool)], 2)
+    n_pos = 400  # above both bootstraps' minimum of positives
+    assert INTERVAL_METHODS[metric]["bootstrap"].min_positives <= n_pos
+    g = np.repeat([0, 1], 10 * n_pos)
+    y = np.tile(np.r_[np.ones(n_pos, bool), np.zeros(9 * n_pos, bool)], 2)
     shift = np.where(g == 0, 4.5, 1.0)
     frame = pl.DataFrame({"g": g, "y": y, "s": rng.normal(size=g.size) + shift * y})
     result = (aucpr if metric == "aucpr" else auroc)(frame, "y", "s", by="g")
     estimate = result.to_polars().sort("g")["estimate"].to_numpy()
-    assert (120 * (1 - estimate) < rule).tolist() == [True, False]
+    assert (n_pos * (1 - estimate) < rule).tolist() == [True, False]
     with pytest.warns(SmallSampleWarning, match="distance from 1"):
         ci = result.conf_int(method="bootstrap", n_boot=200, rng=1).sort("g")
     assert ["near the boundary" in note for note in ci["note"].fill_null("").to_list()] == [True, False]

@@ -134,13 +134,13 @@ def at_the_edges(request, method, out: dict) -> dict:
     small = (own | other) & np.isfinite(estimate)
     notes = join_notes(notes, np.where(own & small, small_sample_note(method), None))
     notes = join_notes(notes, np.where(other & small, small_sample_note(fallback), None))
-    # near an AUROC of 1 a Wald-type interval under-covers unless the counts are large (the record's rule)
+    # near an area of 1 some intervals under-cover unless the counts are large (the record's rule)
     near = boundary_mask(method, estimate, n_pos, np.broadcast_to(result.n_neg[:, None], shape))
     near &= ~edge & ~single & ~own & np.isfinite(lower)
     if near.any():
         notes = join_notes(notes, np.where(near, boundary_note(method, result.metric), None))
     # an estimator whose intervals under-cover over the grid whatever the method (its record's caveat)
-    caveat = np.array([getattr(record, "coverage_caveat", None) for record in request.estimators], dtype=object)
+    caveat = np.array([record.coverage_caveat for record in request.estimators], dtype=object)
     biased = np.not_equal(caveat, None)[None, :] & np.isfinite(lower) & ~single
     if biased.any():
         notes = join_notes(notes, np.where(biased, np.broadcast_to(caveat[None, :], shape), None))

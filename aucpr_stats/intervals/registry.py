@@ -226,12 +226,11 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
         "wilson": IntervalMethod("wilson", _closed(lambda est, r: wilson_interval(est, r.result.effective_n_pos[:, None],
                                                                                   r.level)),
                                  min_positives=20, fallback=False, needs_rows=False, **_FULL),
-        # clusters: the cluster bootstrap of average precision covers 91.4% with 15 clusters, >= 93.1% from 30
-        # (benchmarks/cluster_count_coverage_results.md). Near 1 the percentile interval sits above the truth
-        # (84.5-88.5% at AUROC 0.995-0.999 with 100-500 positives, docs/validation.md): flagged below
-        # min(P, N)(1 - AP) = 20, the worst unflagged coverage is then 92.2% (AUROC 0.9, prevalence 0.5)
         # independent rows, weak to near-perfect scores (docs/validation.md): the percentile interval sits 1-3
-        # points short up to 200 positives (92.2-93.0% at 100-200 on the weak binormal), 92.6-94.6% at 500
+        # points short up to 200 positives (92.2-93.0% at 100-200 on the weak binormal), 92.6-94.6% at 500;
+        # near 1 it sits above the truth (84.5-88.5% at AUROC 0.995-0.999 with 100-500 positives): flagged below
+        # min(P, N)(1 - AP) = 20. Clusters: the cluster bootstrap of average precision covers 91.4% with 15
+        # clusters, >= 93.1% from 30 (benchmarks/cluster_count_coverage_results.md)
         "bootstrap": _bootstrap(300, min_clusters=30, min_boundary_count=20),
         # linearisation of average precision over rows, weighted rows or clusters (intervals/linearisation.py);
         # benchmarks/design_coverage.md: >= 93% from 50 positives with independent rows (prevalence 0.01: 91.6% at

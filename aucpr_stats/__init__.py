@@ -15,7 +15,8 @@ Everything a user needs is importable from here (``from aucpr_stats import
 
 from __future__ import annotations
 
-from . import simulate
+import importlib
+
 from .api import aucpr, auroc
 from .arrays import aucpr_score, auroc_score
 from .compare import ComparisonResult, HeterogeneityResult, compare
@@ -24,7 +25,6 @@ from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATO
 from .estimators.binormal import binormal_area
 from .estimators.pr_points import dg_area, dg_interpolate, pr_points
 from .plot import forest_plot, plot_band, plot_curve
-from .simulate import BOYD_ESTIMATORS, SCENARIOS, Bibeta, Binormal, OffsetUniform, bias_study, coverage_study
 from .ties import TieTable
 from .exceptions import (
     ColumnNotFoundError,
@@ -46,9 +46,42 @@ from .ingest.levels import MissingKeyWarning
 from .report import PublicationTable, comparison_table, publication_table
 from .results import AucprResult, AurocResult
 from .thresholds import CutoffResult, cutoffs
-from .planning import PlanResult, power, sample_size
 
 __version__ = "0.1.0"
+
+#: Names loaded on first use (PEP 562): simulation studies and study planning need
+#: scipy's integration and optimisation (about 0.5 s of import time), which
+#: ``import aucpr_stats`` (and so every command line call) should not pay.
+_ON_FIRST_USE = {
+    "simulate": (".simulate", None),
+    "bias_study": (".simulate", "bias_study"),
+    "coverage_study": (".simulate", "coverage_study"),
+    "Binormal": (".simulate", "Binormal"),
+    "Bibeta": (".simulate", "Bibeta"),
+    "OffsetUniform": (".simulate", "OffsetUniform"),
+    "SCENARIOS": (".simulate", "SCENARIOS"),
+    "BOYD_ESTIMATORS": (".simulate", "BOYD_ESTIMATORS"),
+    "sample_size": (".planning", "sample_size"),
+    "power": (".planning", "power"),
+    "PlanResult": (".planning", "PlanResult"),
+}
+
+
+def __getattr__(name: str):
+    """The names of ``_ON_FIRST_USE``, imported when first asked for (then kept in the namespace)."""
+    try:
+        module, attribute = _ON_FIRST_USE[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    loaded = importlib.import_module(module, __name__)
+    value = loaded if attribute is None else getattr(loaded, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ON_FIRST_USE))
+
 
 __all__ = [
     # entry points

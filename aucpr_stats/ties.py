@@ -418,6 +418,20 @@ class TieTable:
             return np.atleast_1d(np.asarray(self._source.n_neg, dtype=np.int64))
         return self.segment_sum(self.neg)
 
+    def ties_across_classes(self) -> bool:
+        """True when some row holds both a positive and a negative (a score tied across the classes).
+
+        When none does, every resample of the rows holds none either (a
+        resampled row keeps a class only if the original row had it), so the
+        tie-aware estimators give the published convention's values. A
+        deferred table asks its sorted classes (a search per positive), or
+        reads its collapsed table, which keeps every row holding positives.
+        """
+        if self._score is None:
+            check = getattr(self._source, "ties_across_classes", None)
+            return bool(check()) if check is not None else self.collapsed().ties_across_classes()
+        return bool(np.any((self._pos > 0) & (self._neg > 0)))
+
     def has_both_classes(self) -> np.ndarray:
         """Boolean mask of the segments with at least one positive and one negative."""
         return (self.n_pos > 0) & (self.n_neg > 0)

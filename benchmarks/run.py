@@ -12,6 +12,10 @@ Usage (from the repository root)::
     python benchmarks/run.py                  # all cases, writes benchmarks/results.md
     python benchmarks/run.py --quick          # 10x smaller data, 2 repeats (smoke test)
     python benchmarks/run.py --cases ap_polars,memory --repeats 7
+    python benchmarks/run.py --cases defaults,ties,sort,peers,comparisons,startup --busy
+
+The cases of the speed issue (``defaults``, ``ties``, ``sort``, ``peers``,
+``comparisons``, ``startup``) are built in ``benchmarks/speed_cases.py``.
 
 Not part of the unit tests: the numbers depend on the machine and its load.
 """
@@ -19,6 +23,7 @@ Not part of the unit tests: the numbers depend on the machine and its load.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -83,12 +88,17 @@ class Case:
     check: Callable[[object, object], None] | None = None
     target: str = ""
     max_repeats: int | None = None  # cap for slow cases
+    warm_up: bool = False  # one untimed call of ours and the floor first (imports made on first use)
     times: dict = field(default_factory=lambda: {"ours": [], "reference": [], "floor": []})
 
     def run(self, repeats: int, reference_repeats: int | None = None) -> None:
         reference_repeats = repeats if reference_repeats is None else reference_repeats
         repeats = min(repeats, self.max_repeats or repeats)
         out = {}
+        if self.warm_up:
+            for fn in (self.ours, self.floor):
+                if fn is not None:
+                    fn()
         for r in range(repeats):
             for role in ("ours", "reference", "floor"):
                 fn = getattr(self, role)
@@ -387,7 +397,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="10x smaller data and 2 repeats")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--cases", default="ap_polars,ap_pandas,groups,estimators,bootstrap,auroc,memory,streaming")
+    parser.add_argument("--cases", default="ap_polars,ap_pandas,groups,estimators,bootstrap,auroc,memory,streaming,"
+                                           "defaults,ties,sort,peers,comparisons,startup")
+    parser.add_argument("--busy", action="store_true",
+                        help="comparisons: one spinning process per core while ours and the reference run")
     parser.add_argument("--streaming-rows", type=float, default=5e7)
     parser.add_argument("--out", default=str(HERE / "results.md"))
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -421,13 +434,38 @@ def main(argv: list[str] | None = None) -> None:
         cases.append(case_bootstrap(10**5, 1000 // scale, reference_boot=200 // scale))
     if "auroc" in wanted:
         cases.append(case_auroc(10**6 // scale))
+    import speed_cases
+
+    if "defaults" in wanted:
+        cases.extend(speed_cases.defaults_cases(scale))
+    if "ties" in wanted:
+        cases.extend(speed_cases.ties_cases(scale))
+    if "sort" in wanted:
+        cases.extend(speed_cases.sort_cases(scale))
     for case in cases:
         # the slow references run fewer times than the fast cases
         case.run(repeats, reference_repeats=min(repeats, 3))
         med = case.medians()
         print(f"{case.name}: " + ", ".join(f"{k} {fmt_seconds(v)}" for k, v in med.items()), flush=True)
+    if "comparisons" in wanted:
+        compared = speed_cases.comparison_cases(scale)
+        busy = speed_cases.busy_cores(os.cpu_count() or 1) if args.busy else contextlib.nullcontext()
+        with busy:
+            for case in compared:
+                case.run(1 if args.quick else min(repeats, 3), reference_repeats=1)
+                print(f"{case.name}: " + ", ".join(f"{k} {fmt_seconds(v)}" for k, v in case.medians().items()),
+                      flush=True)
+        for case in compared:
+            case.description += " (both cores also busy with other work)" if args.busy else ""
+        cases.extend(compared)
 
     notes = []
+    if "peers" in wanted:
+        notes.extend(speed_cases.peer_notes(scale, os.cpu_count() or 1))
+        print("\n".join(notes), flush=True)
+    if "startup" in wanted:
+        notes.extend(speed_cases.startup_notes())
+        print("\n".join(notes[-2:]), flush=True)
     if "memory" in wanted:
         n = 10**7 // scale
         for frame in ("polars", "pandas"):

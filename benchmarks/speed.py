@@ -108,7 +108,9 @@ def boot_case(metric: str, n: int, n_boot: int, reference_boot: int) -> Case:
     )
 
 
-def paired_case(n_groups: int, size: int, n_boot: int, reference_boot: int) -> Case:
+def paired_case(n_groups: int, size: int, n_boot: int, reference_boot: int,
+                estimator: str | None = "average_precision") -> Case:
+    """``estimator=None``: the default estimator (then ``compare`` is called without ``estimator=``)."""
     import polars as pl
     from sklearn.metrics import average_precision_score
 
@@ -119,9 +121,11 @@ def paired_case(n_groups: int, size: int, n_boot: int, reference_boot: int) -> C
     b = a + rng.standard_normal(a.size)  # a second, correlated score
     data = pl.DataFrame({"g": g, "y": y, "a": a, "b": b})
 
+    chosen = {} if estimator is None else {"estimator": estimator}
+
     def ours():
-        return compare(data, "y", ["a", "b"], by="g", metric="aucpr", method="bootstrap",
-                       estimator="average_precision", n_boot=n_boot, seed=1)
+        return compare(data, "y", ["a", "b"], by="g", metric="aucpr", method="bootstrap", n_boot=n_boot, seed=1,
+                       **chosen)
 
     def reference():
         rng = np.random.default_rng(1)
@@ -137,7 +141,8 @@ def paired_case(n_groups: int, size: int, n_boot: int, reference_boot: int) -> C
 
     return Case(
         name="paired",
-        description=f"paired AUCPR bootstrap (average precision), {n_boot} replicates, {n_groups} groups x "
+        description=f"paired AUCPR bootstrap ({estimator or 'default estimator'}), {n_boot} replicates, "
+                    f"{n_groups} groups x "
                     f"{size} rows",
         ours=ours,
         reference=reference,
@@ -148,7 +153,9 @@ def paired_case(n_groups: int, size: int, n_boot: int, reference_boot: int) -> C
     )
 
 
-def allpairs_case(n: int, n_scores: int, n_boot: int, reference_boot: int) -> Case:
+def allpairs_case(n: int, n_scores: int, n_boot: int, reference_boot: int,
+                  estimator: str | None = "average_precision") -> Case:
+    """``estimator=None``: the default estimator (then ``compare`` is called without ``estimator=``)."""
     import polars as pl
     from sklearn.metrics import average_precision_score
 
@@ -161,9 +168,11 @@ def allpairs_case(n: int, n_scores: int, n_boot: int, reference_boot: int) -> Ca
     matrix = np.column_stack(list(columns.values()))
     pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
 
+    chosen = {} if estimator is None else {"estimator": estimator}
+
     def ours():
-        return compare(data, "y", list(columns), metric="aucpr", method="bootstrap",
-                       estimator="average_precision", n_boot=n_boot, seed=1)
+        return compare(data, "y", list(columns), metric="aucpr", method="bootstrap", n_boot=n_boot, seed=1,
+                       **chosen)
 
     def reference():
         rng = np.random.default_rng(1)
@@ -178,7 +187,8 @@ def allpairs_case(n: int, n_scores: int, n_boot: int, reference_boot: int) -> Ca
 
     return Case(
         name="allpairs",
-        description=f"paired AUCPR bootstrap of all pairs of {n_scores} scores (average precision), {n_boot} "
+        description=f"paired AUCPR bootstrap of all pairs of {n_scores} scores ({estimator or 'default estimator'}),"
+                    f" {n_boot} "
                     f"replicates, {n:.0e} rows",
         ours=ours,
         reference=reference,

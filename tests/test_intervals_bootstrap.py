@@ -13,7 +13,7 @@ from aucpr_stats.estimators import PR_ESTIMATORS, average_precision, reduction_f
 from aucpr_stats.estimators.average_precision import average_precision_replicates
 from aucpr_stats.estimators.threshold_trapezoid import threshold_trapezoid
 from aucpr_stats.intervals import percentile_interval, replicate_summary
-from aucpr_stats.resample.counts import PoissonFillSampler, UnitSampler
+from aucpr_stats.resample.samplers import PoissonFillSampler, UnitSampler
 from aucpr_stats.simulate.arms import INTERVAL_METHODS as STUDY_ARMS
 from tests.conftest import random_scores
 

@@ -53,11 +53,10 @@ from typing import Any
 import attrs
 import numpy as np
 import polars as pl
-from scipy.special import expit, logit
-from scipy.stats import chi2
 
 from .. import _frames
 from .._validate import choice_iv, names_iv
+from ..distributions import chi2_sf, expit, logit
 from ..exceptions import DegenerateGroupWarning, InputError, SmallSampleWarning
 from ..ingest.notes import describe_keys
 from ..intervals.registry import design_of
@@ -142,7 +141,7 @@ def cochran_q(theta: np.ndarray, variance: np.ndarray, cell: np.ndarray, n_cells
         df = k - 1.0
         valid = k >= 2
         q = np.where(valid, q, np.nan)
-        p = np.where(valid, floored_p(chi2.sf(q, np.maximum(df, 1.0))), np.nan)
+        p = np.where(valid, floored_p(chi2_sf(q, np.maximum(df, 1.0))), np.nan)
         i2 = np.where(valid, np.where(q > 0, np.maximum(0.0, (q - df) / q), 0.0), np.nan)
     return {"statistic": q, "df": np.where(valid, df, np.nan), "p_value": p, "i_squared": i2,
             "pooled": np.where(k >= 1, pooled, np.nan), "k": k.astype(np.int64)}

@@ -45,9 +45,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.stats import f as f_distribution
 
 from .._validate import flag_iv, integer_iv, seed_iv
+from ..distributions import f_sf
 from ..exceptions import InputError
 from ..resample import Streams
 from ..ties import TieTable
@@ -187,6 +187,8 @@ def jackknife_variance(ties: TieTable, estimators: list, *, max_units: int = DEF
     (0.069444, nan, 2)
     """
     n_seg = ties.n_segments
+    # leaving units out never puts both classes on a row: without such rows, the cheaper published twins
+    estimators = [record.for_table(ties) for record in estimators]
     unit_group, unit_class, weight, dec_unit, dec_row, dec_amount = _units(ties, max_units, streams)
     theta = _leave_out_estimates(ties, estimators, unit_group, unit_class, dec_unit, dec_row, dec_amount)
     bad = (ties.n_pos < 2) | (ties.n_neg < 1)
@@ -263,8 +265,8 @@ def paired_jackknife(paired: Any, estimators: list, pairs: list[tuple[int, int]]
     cells, cell_rows = joint_cells(paired.group, paired.positive, list(paired.rows), n_seg)
     unit_group, unit_class, weight, dec_unit, dec_cell, dec_amount = _units(cells, max_units, streams)
     needed = sorted({i for pair in pairs for i in pair})
-    theta = {i: _leave_out_estimates(tables[i], estimators, unit_group, unit_class, dec_unit,
-                                     cell_rows[i][dec_cell], dec_amount) for i in needed}
+    theta = {i: _leave_out_estimates(tables[i], [record.for_table(tables[i]) for record in estimators], unit_group,
+                                     unit_class, dec_unit, cell_rows[i][dec_cell], dec_amount) for i in needed}
     bad = (tables[0].n_pos < 2) | (tables[0].n_neg < 1)
     variance = np.stack([_class_spread(theta[a] - theta[b], unit_group, unit_class, weight, n_seg, bad)
                          for a, b in pairs]) if pairs else np.zeros((0, n_seg, len(estimators)))
@@ -344,7 +346,7 @@ def welch_test(theta: np.ndarray, variance: np.ndarray, nu: np.ndarray, cell: np
         df1 = k - 1.0
         statistic = (q / df1) / (1.0 + 2.0 * (k - 2.0) * lam / (k * k - 1.0))
         df2 = (k * k - 1.0) / (3.0 * lam)
-        p = floored_p(f_distribution.sf(statistic, np.maximum(df1, 1.0), df2))
+        p = floored_p(f_sf(statistic, np.maximum(df1, 1.0), df2))
     nan = np.nan
     return {"statistic": np.where(valid, statistic, nan), "df": np.where(valid, df1, nan),
             "df2": np.where(valid, df2, nan), "p_value": np.where(valid, p, nan), "q": np.where(valid, q, nan),
@@ -406,7 +408,7 @@ def pooled_test(theta: np.ndarray, variance: np.ndarray, nu: np.ndarray, n_pos: 
         valid = k >= 2
         df1 = k - 1.0
         statistic = q / df1
-        p = floored_p(f_distribution.sf(statistic, np.maximum(df1, 1.0), df2))
+        p = floored_p(f_sf(statistic, np.maximum(df1, 1.0), df2))
     nan = np.nan
     return {"statistic": np.where(valid, statistic, nan), "df": np.where(valid, df1, nan),
             "df2": np.where(valid, df2, nan), "p_value": np.where(valid, p, nan), "q": np.where(valid, q, nan),

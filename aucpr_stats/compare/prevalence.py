@@ -15,7 +15,8 @@ McDermott, M. B. A., Zhang, H., Hansen, L. H., Angelotti, G., Gallifant, J.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import chi2
+
+from ..distributions import chi2_sf
 
 __all__ = ["prevalence_note"]
 
@@ -41,7 +42,7 @@ def prevalence_note(n_pos: np.ndarray, n_neg: np.ndarray, alpha: float = 0.05) -
     overall = pos.sum() / rows.sum()
     expected_pos, expected_neg = rows * overall, rows * (1.0 - overall)
     statistic = float((((pos - expected_pos) ** 2 / expected_pos) + ((neg - expected_neg) ** 2 / expected_neg)).sum())
-    p = float(chi2.sf(statistic, pos.size - 1))
+    p = float(chi2_sf(statistic, pos.size - 1))
     if p >= alpha:
         return None
     rates = pos / rows

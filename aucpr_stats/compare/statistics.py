@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from scipy.special import ndtr
 
+from ..distributions import normal_cdf as ndtr
 from ..intervals import normal_quantile, percentile_interval
 from ..intervals.boundaries import TRUNCATED_NOTE, join_notes, truncate
 from ..intervals.small_sample import small_sample_mask, small_sample_note, warn_small_sample, withheld_note

@@ -88,19 +88,21 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
         pieces = np.array_split(np.arange(sub.n_segments), n_pieces)
         columns = np.flatnonzero(usable)
         # the smallest exact table (as conf_int's bootstrap): the same draws whether or not an engine collapsed it
-        resampled = reduction_for(estimators)(sub)
+        # where no row holds both classes the tie-aware estimators are their published twins, on every replicate
+        fitted = [record.for_table(sub) for record in estimators]
+        resampled = reduction_for(fitted)(sub)
         design = (cluster_design(ingested, columns) if clustered
                   else weighted_design(ingested, columns) if ingested.weighted_cells is not None else None)
         with progress_bar(sub.n_segments * common["n_boot"], "unpaired bootstrap", progress) as bar:
             for piece in pieces:
                 if design is not None:  # whole clusters, or weighted rows, resampled within each cell
                     replicates[:, columns[piece]] = design_bootstrap_estimates(
-                        design if len(pieces) == 1 else design.take(piece), list(estimators), common["n_boot"],
+                        design if len(pieces) == 1 else design.take(piece), fitted, common["n_boot"],
                         streams.take(piece))
                     bar.update(piece.size * common["n_boot"])
                     continue
                 part = resampled if len(pieces) == 1 else resampled.take(piece)
-                replicates[:, columns[piece]] = bootstrap_estimates(part, estimators, common["n_boot"],
+                replicates[:, columns[piece]] = bootstrap_estimates(part, fitted, common["n_boot"],
                                                                     streams=streams.take(piece))
                 bar.update(piece.size * common["n_boot"])
     blocks, flagged = [], {}

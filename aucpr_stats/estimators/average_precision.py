@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..scratch import work_array
 from ..ties import TieTable, segment_cumsum
 from .tie_blocks import DEFAULT_TIES, crossing_precision
 
@@ -117,6 +118,43 @@ def average_precision_contributions(ties: TieTable, tie_blocks: str = DEFAULT_TI
     return out
 
 
+def _crossing_rows(precision_sum, mixed, pos, neg, tp, admitted) -> None:
+    """The precision sums of the rows ``mixed`` holding both classes (their counts and running sums given)."""
+    a = tp - pos
+    precision_sum[mixed] = pos * crossing_precision(a, admitted - a - pos - neg, pos, neg)
+
+
+def _one_group_precision_sums(table: TieTable, shape: tuple[int, int], tie_blocks: str) -> np.ndarray:
+    """Each row's ``pos * TP / (TP + FP)`` in a chunk of replicates of one group (integer counts).
+
+    Running sums along the rows of a (replicate, row) view, the same integers
+    as the segment-restarted sums, into this thread's work arrays
+    (:mod:`aucpr_stats.scratch`). Where a row has no positive its product is
+    0 and the divisor is raised to at least 1 (it is 0 only above the first
+    row with a count), so the quotient is the 0 the general path writes
+    there, and every other quotient is the same division of the same
+    integers. Returns a work array: read it before the next call.
+    """
+    pos, neg = table.pos, table.neg
+    tp = np.cumsum(pos.reshape(shape), axis=1, out=work_array("average_precision:tp", shape, pos.dtype)).ravel()
+    admitted = np.cumsum(neg.reshape(shape), axis=1,
+                         out=work_array("average_precision:admitted", shape, np.result_type(pos, neg))).ravel()
+    admitted += tp
+    mixed = ()
+    if tie_blocks == "interpolate":
+        both = np.greater(pos, 0, out=work_array("average_precision:has_pos", pos.shape, bool))
+        both &= np.greater(neg, 0, out=work_array("average_precision:has_neg", pos.shape, bool))
+        if both.any():
+            mixed = np.flatnonzero(both)
+            crossing = (pos[mixed], neg[mixed], tp[mixed], admitted[mixed])  # before tp is overwritten
+    np.multiply(pos, tp, out=tp)
+    np.maximum(admitted, 1, out=admitted)
+    precision_sum = np.divide(tp, admitted, out=work_array("average_precision:precision_sum", pos.shape, np.float64))
+    if len(mixed):
+        _crossing_rows(precision_sum, mixed, *crossing)
+    return precision_sum
+
+
 def average_precision_replicates(table: TieTable, tie_blocks: str = DEFAULT_TIES) -> np.ndarray:
     """Average precision of many segments (bootstrap replicates), the same values as :func:`average_precision`.
 
@@ -128,26 +166,16 @@ def average_precision_replicates(table: TieTable, tie_blocks: str = DEFAULT_TIES
     independent of the other groups.
     """
     pos, lengths = table.pos, table.lengths
-    if lengths.size and lengths.min() == lengths.max() > 0:
-        # replicates of one group (the common chunk): running sums along the rows of a
-        # (replicate, row) view, the same integers as the segment-restarted sums below
-        shape = (lengths.size, int(lengths[0]))
-        tp = np.cumsum(pos.reshape(shape), axis=1)
-        admitted = np.cumsum(table.neg.reshape(shape), axis=1)
-        admitted += tp
-        tp, admitted = tp.ravel(), admitted.ravel()
+    if lengths.size and lengths.min() == lengths.max() > 0 and pos.dtype.kind == "i" == table.neg.dtype.kind:
+        precision_sum = _one_group_precision_sums(table, (lengths.size, int(lengths[0])), tie_blocks)
     else:
         tp = table.segment_cumsum(pos)
         admitted = table.segment_cumsum(table.neg)
         admitted += tp
-    precision_sum = np.divide(pos * tp, admitted, out=np.zeros(pos.shape), where=pos > 0)
-    if tie_blocks == "interpolate":
-        neg = table.neg
-        mixed = np.flatnonzero((pos > 0) & (neg > 0))
-        if mixed.size:
-            b, n = pos[mixed], neg[mixed]
-            a = tp[mixed] - b
-            precision_sum[mixed] = b * crossing_precision(a, admitted[mixed] - a - b - n, b, n)
+        precision_sum = np.divide(pos * tp, admitted, out=np.zeros(pos.shape), where=pos > 0)
+        mixed = np.flatnonzero((pos > 0) & (table.neg > 0)) if tie_blocks == "interpolate" else ()
+        if len(mixed):
+            _crossing_rows(precision_sum, mixed, pos[mixed], table.neg[mixed], tp[mixed], admitted[mixed])
     starts = table.offsets[:-1]
     nonempty = np.flatnonzero(starts < table.offsets[1:])
     out = np.full(table.n_segments, np.nan)

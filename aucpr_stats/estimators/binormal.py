@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.special import ndtr
+import functools
 
+import numpy as np
+
+from ..distributions import normal_cdf as ndtr
 from ..ties import TieTable
 
 __all__ = ["binormal", "binormal_area"]
@@ -30,8 +32,13 @@ _FIXED_EDGES = np.linspace(-Z_MAX, Z_MAX, _FIXED_PANELS + 1)
 _FIXED_HALF = 0.5 * np.diff(_FIXED_EDGES)
 _FIXED_Z = (0.5 * (_FIXED_EDGES[1:] + _FIXED_EDGES[:-1])[:, None] + _FIXED_HALF[:, None] * _NODES).ravel()
 _FIXED_WEIGHTS = (_FIXED_HALF[:, None] * _WEIGHTS).ravel()
-_FIXED_CDF = ndtr(_FIXED_Z)
 _FIXED_DENSITY = np.exp(-0.5 * _FIXED_Z**2) / np.sqrt(2.0 * np.pi)
+
+
+@functools.cache
+def _fixed_cdf() -> np.ndarray:
+    """Phi at the fixed nodes, computed once on first use (scipy loads lazily)."""
+    return ndtr(_FIXED_Z)
 
 
 def binormal_area(shift, ratio, prevalence) -> np.ndarray:
@@ -83,7 +90,7 @@ def binormal_area(shift, ratio, prevalence) -> np.ndarray:
 
 def _quadrature_fixed(d: np.ndarray, k: np.ndarray, pi: np.ndarray) -> np.ndarray:
     """Composite Gauss-Legendre on fixed nodes in z, for sd ratios k <= 1."""
-    true_part = pi[:, None] * _FIXED_CDF
+    true_part = pi[:, None] * _fixed_cdf()
     precision = true_part / (true_part + (1.0 - pi)[:, None] * ndtr(k[:, None] * _FIXED_Z - d[:, None]))
     # a row-wise sum, not a matrix product: the same bits whatever the batch size
     return (precision * (_FIXED_DENSITY * _FIXED_WEIGHTS)).sum(axis=1)

@@ -37,6 +37,7 @@ def evaluate(ties: TieTable, estimators: Sequence[Estimator]) -> np.ndarray:
         if stored is not None:
             out[ok, j] = stored
             continue
+        fitted = estimator.for_table(usable)  # the same values, the cheaper convention where they agree
         with np.errstate(all="ignore"):
-            out[ok, j] = estimator(estimator.view(usable))
+            out[ok, j] = fitted(fitted.view(usable))
     return out

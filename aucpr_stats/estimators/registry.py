@@ -65,7 +65,7 @@ from .convex import interpolated_convex
 from .interpolated import interpolated_max, interpolated_mean, interpolated_median
 from .partial import PartialRange, roc_window_area
 from .prevalence import prevalence_records
-from .roc import a_prime
+from .roc import a_prime, a_prime_replicates
 from .threshold_trapezoid import threshold_trapezoid, threshold_trapezoid_contributions
 from .tie_blocks import DEFAULT_TIES, TIES, expected_average_precision
 from .trapezoid import lower_trapezoid, upper_trapezoid
@@ -160,6 +160,20 @@ class Estimator:
             return self.published
         return self
 
+    def for_table(self, ties: TieTable) -> "Estimator":
+        """The record to run on ``ties``: the published twin when no row holds both classes.
+
+        The two conventions differ only in rows holding both classes, and a
+        table without any (nor any resample of its rows) gives every
+        tie-aware estimator the published value, to the bit (checked by the
+        tests); the published twin reads a smaller table (the average
+        precision: the rows holding positives, not the collapsed table). A
+        table of an engine's sums keeps its own record.
+        """
+        if self.published is None or self.ties == "published" or ties.stored_sums:
+            return self
+        return self if ties.ties_across_classes() else self.published
+
     def over(self, window: PartialRange) -> "Estimator":
         """The record of this estimator's partial area over ``window`` (a checked :class:`~.partial.PartialRange`).
 
@@ -249,7 +263,8 @@ PR_ESTIMATORS: dict[str, Estimator] = _registry(
 
 #: ROC AUC estimators by public name (Radcliffe 2013).
 ROC_ESTIMATORS: dict[str, Estimator] = _registry(
-    Estimator("a_prime", "auroc", a_prime, reads="negative_runs", summable=True, partial=roc_window_area),
+    Estimator("a_prime", "auroc", a_prime, reads="negative_runs", summable=True, partial=roc_window_area,
+              replicate_kernel=a_prime_replicates),
 )
 
 #: Every registry by metric.

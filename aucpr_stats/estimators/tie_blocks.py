@@ -36,8 +36,8 @@ digamma function.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
+from ..distributions import digamma
 from ..exceptions import InputError
 from ..ties import TieTable
 
@@ -129,7 +129,7 @@ def _digamma_difference(x: np.ndarray, d: np.ndarray) -> np.ndarray:
         # psi(x) ~ log x - 1/(2x) - 1/(12x^2) + 1/(120x^4) - 1/(252x^6) + 1/(240x^8)
         series = (np.log1p(d / x) + d / (2 * x * y) + d * (x + y) / (12 * x * x * y * y)
                   + (y ** -4 - x ** -4) / 120 - (y ** -6 - x ** -6) / 252 + (y ** -8 - x ** -8) / 240)
-    direct = special.digamma(y) - special.digamma(np.where(large, 1.0, x))
+    direct = digamma(y) - digamma(np.where(large, 1.0, x))
     return np.where(large, series, direct)
 
 

@@ -121,8 +121,10 @@ def bootstrap_method(request) -> dict:
     options = request.options
     n_boot = options.n_boot
     design = resampling_design(request)
+    # where no row holds both classes the tie-aware estimators are their published twins, on every replicate
+    estimators = [record.for_table(request.ties) for record in request.estimators]
     # exact: same estimates, same bootstrap law (a design resamples its own units: the full table)
-    table = reduction_for(request.estimators)(request.ties) if design is None else request.ties
+    table = reduction_for(estimators)(request.ties) if design is None else request.ties
     streams = request.streams("bootstrap")
     # batches of groups: at most the replicate budget's values held at once, whatever groups x n_boot;
     # a group's replicates come from its own stream and rows, so the batching changes no number
@@ -135,11 +137,11 @@ def bootstrap_method(request) -> dict:
         for batch in batches:
             if design is None:
                 part = table if len(batches) == 1 else table.take(batch)
-                replicates = bootstrap_estimates(part, request.estimators, n_boot, streams=streams.take(batch),
+                replicates = bootstrap_estimates(part, estimators, n_boot, streams=streams.take(batch),
                                                  chunk_size=options.chunk_size)
             else:
                 part = design if len(batches) == 1 else design.take(batch)
-                replicates = design_bootstrap_estimates(part, request.estimators, n_boot, streams.take(batch),
+                replicates = design_bootstrap_estimates(part, estimators, n_boot, streams.take(batch),
                                                         chunk_size=options.chunk_size)
             bar.update(batch.size * n_boot)
             _store(out, request, batch, replicates)

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import math
 
-from scipy.special import ndtr, ndtri
+from ..distributions import normal_cdf as ndtr, normal_quantile as ndtri
+
 
 __all__ = ["n_positives", "obuchowski_variance", "power_at", "z_alpha"]
 

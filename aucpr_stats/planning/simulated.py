@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.special import ndtri
 
+from ..distributions import normal_quantile as ndtri
 from ..estimators import PR_ESTIMATORS
 from ..estimators.engine import evaluate
 from ..resample import root_sequence

@@ -16,16 +16,8 @@ weights would change only the counts drawn here.
 
 Two exact samplers (up to the double-precision rounding of uniform draws and
 Poisson probabilities) are used per group and class, whichever is cheaper
-for that group:
-
-* *unit by unit* (:class:`UnitSampler`): each of the ``N`` resampled units
-  picks one of the ``N`` original units uniformly at random
-  (``Generator.integers``) and the picks are counted per tie row; cost O(N)
-  per replicate. Used when rows hold one or two units each (continuous scores);
-* *Poisson with completion* (:class:`PoissonFillSampler`): independent
-  Poisson counts per tie row, completed unit by unit to exactly ``N``; cost
-  O(tie rows) per replicate. Used when rows hold many units (ties, or the
-  reduced tables of :mod:`aucpr_stats.estimators.registry`).
+for that group: unit by unit, or Poisson counts with completion
+(:mod:`.samplers`).
 
 Randomness: every group draws from its own stream (:mod:`.streams`), in
 blocks of replicates whose size depends only on that group's table (or on
@@ -34,26 +26,28 @@ of several groups are evaluated together, with a constant number of numpy
 calls per chunk of about 2**20 array elements; the chunks are evaluated on
 worker threads (:mod:`.threads`) while the next ones are drawn, in the same
 order on one thread, so the numbers do not depend on the number of threads.
+A chunk's draws are made on the drawing thread; counting them per tie row is
+left to the thread that evaluates the chunk (:class:`ReplicateChunk`).
 """
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import attrs
 import numpy as np
 
 from ..ties import TieTable
 from .budget import check_allocation
+from .samplers import ClassCounts
 from .streams import Streams
 from .threads import worker_threads
 
 __all__ = [
     "DEFAULT_N_BOOT",
-    "UnitSampler",
-    "PoissonFillSampler",
     "ReplicateChunk",
     "replicate_chunks",
     "replicate_producers",
@@ -69,167 +63,8 @@ DEFAULT_N_BOOT = 1000
 CHUNK_ELEMENTS = 1 << 20
 
 
-# ------------------------------------------------------------------ samplers
-class UnitSampler:
-    """Replicate counts of one class, segment by segment, by resampling its units one by one.
-
-    Each of the ``N`` resampled units of a segment picks one of the segment's
-    ``N`` original units (rows of this class) uniformly at random; the picks
-    are counted per tie row. Cost O(N) per replicate.
-    """
-
-    def __init__(self, ties: TieTable, counts: np.ndarray):
-        self.offsets = ties.offsets
-        self.totals = ties.segment_sum(counts)
-        # unit u of segment s is the u-th unit of this class in s, at row unit_row[u] of s
-        local_row = np.arange(ties.n_rows, dtype=np.int64) - np.repeat(ties.offsets[:-1], ties.lengths)
-        self.unit_row = np.repeat(local_row, counts)
-        self.unit_start = np.zeros(ties.n_segments + 1, dtype=np.int64)
-        np.cumsum(self.totals, out=self.unit_start[1:])
-
-    def _rows(self, s: int, picks: np.ndarray) -> np.ndarray:
-        """Tie row (within segment ``s``) of each picked unit of segment ``s``; ``picks`` is consumed."""
-        if self.unit_start[s]:
-            picks += self.unit_start[s]
-        return self.unit_row[picks]
-
-    def draw(self, s: int, rng: np.random.Generator, n_rep: int) -> np.ndarray:
-        """Counts of ``n_rep`` replicates of segment ``s``, shape (n_rep, rows of s)."""
-        width = int(self.offsets[s + 1] - self.offsets[s])
-        total = int(self.totals[s])
-        if total == 0:
-            return np.zeros((n_rep, width), dtype=np.int64)
-        rows = self._rows(s, rng.integers(0, total, size=(n_rep, total)))
-        rows += (np.arange(n_rep, dtype=np.int64) * width)[:, None]
-        return np.bincount(rows.ravel(), minlength=n_rep * width).reshape(n_rep, width)
-
-    def draw_some(self, s: int, rng: np.random.Generator, deficit: np.ndarray) -> np.ndarray:
-        """``deficit[b]`` extra units of segment ``s`` for replicate ``b``; counts (n_rep, rows of s)."""
-        width = int(self.offsets[s + 1] - self.offsets[s])
-        n_rep = deficit.size
-        which = np.repeat(np.arange(n_rep, dtype=np.int64), deficit)
-        if which.size == 0:
-            return np.zeros((n_rep, width), dtype=np.int64)
-        rows = self._rows(s, rng.integers(0, int(self.totals[s]), size=which.size)) + which * width
-        return np.bincount(rows, minlength=n_rep * width).reshape(n_rep, width)
-
-
-class PoissonFillSampler:
-    r"""Replicate counts of one class in O(tie rows), for segments whose rows hold many units.
-
-    Multinomial counts by Poissonisation with completion. Draw independent
-    :math:`C_k \sim \mathrm{Poisson}(\lambda c_k)` for the rows of a segment
-    (``c_k`` the row's count, :math:`\lambda = 1 - 3/\sqrt N`), so that
-    :math:`S = \sum_k C_k` is a little below ``N``. Given ``S``, the vector
-    ``C`` is Multinomial(S; c/N); adding ``N - S`` units drawn one by one from
-    the same probabilities makes it exactly Multinomial(N; c/N). When
-    ``S > N`` (probability about 0.1%) the replicate's draw is discarded and
-    all ``N`` units are drawn one by one, which is also exactly multinomial,
-    so the result is exact whatever ``S`` is.
-
-    Poisson variates come from inversion of the Poisson CDF with one uniform
-    each: a guide table over 256 cells of [0, 1) per distinct mean points to a
-    starting count, followed by a short vectorised search (Devroye 1986,
-    section III.2.4). Means above 64 (or too many distinct means) use
-    :meth:`numpy.random.Generator.poisson`. The tables are built once for all
-    segments; draws are made segment by segment.
-    """
-
-    CELLS = 256
-    MAX_MEAN = 64.0
-    MAX_DISTINCT = 2048
-
-    def __init__(self, ties: TieTable, counts: np.ndarray, units: UnitSampler, segments: np.ndarray):
-        from scipy.stats import poisson  # a lazy load: scipy.stats costs about 0.3 s of import time
-
-        self.units = units
-        self.offsets = ties.offsets
-        self.totals = units.totals
-        seg_of_row = ties.segment_ids()
-        lam = np.where(self.totals >= 16, 1.0 - 3.0 / np.sqrt(np.maximum(self.totals, 1)), 0.0)
-        chosen = np.zeros(ties.n_segments, dtype=bool)
-        chosen[segments] = True
-        mean = np.where(chosen[seg_of_row], lam[seg_of_row] * counts, 0.0)
-        active = np.flatnonzero(mean > 0)
-        mean = mean[active]
-        small = mean <= self.MAX_MEAN
-        values, inverse = np.unique(mean[small], return_inverse=True)
-        if values.size > self.MAX_DISTINCT:
-            small[:] = False
-            values, inverse = values[:0], inverse[:0]
-        self.rows_small, self.rows_large = active[small], active[~small]
-        self.mean_large = mean[~small]
-        # the small and large rows of segment s: [small_at[s], small_at[s + 1]) and likewise
-        self.small_at = np.searchsorted(self.rows_small, self.offsets)
-        self.large_at = np.searchsorted(self.rows_large, self.offsets)
-        if values.size:
-            width = int(np.ceil(values.max() + 12.0 * np.sqrt(values.max()) + 40.0))
-            cdf = poisson.cdf(np.arange(width)[None, :], values[:, None])
-            cdf[:, -1] = 2.0  # sentinel above every uniform; the mass beyond is < 1e-30
-            grid = np.arange(self.CELLS) / self.CELLS
-            # guide[d, i] = number of CDF values <= i / CELLS: the count at the cell's lower edge
-            guide = np.stack([np.searchsorted(row, grid, side="right") for row in cdf])
-            self.cdf = cdf.ravel()
-            self.cdf_base = inverse.astype(np.int64) * width
-            self.guide = guide.ravel().astype(np.int64)
-            self.guide_base = inverse.astype(np.int64) * self.CELLS
-
-    def _poisson_by_guide(self, rng: np.random.Generator, n_rep: int, lo: int, hi: int) -> np.ndarray:
-        """Poisson counts of the small-mean rows ``rows_small[lo:hi]``, shape (n_rep, hi - lo)."""
-        u = rng.random((n_rep, hi - lo))
-        cell = (u * self.CELLS).astype(np.int64)
-        cell += self.guide_base[lo:hi]
-        index = self.guide[cell]
-        index += self.cdf_base[lo:hi]
-        # walk up while F(count) <= u: most draws stop within a step or two,
-        # so each pass only revisits the draws still walking
-        flat_index, flat_u = index.reshape(-1), u.reshape(-1)
-        walking = np.flatnonzero(self.cdf[flat_index] <= flat_u)
-        while walking.size:
-            flat_index[walking] += 1
-            walking = walking[self.cdf[flat_index[walking]] <= flat_u[walking]]
-        index -= self.cdf_base[lo:hi]
-        return index
-
-    def draw(self, s: int, rng: np.random.Generator, n_rep: int) -> np.ndarray:
-        """Counts of ``n_rep`` replicates of segment ``s``, shape (n_rep, rows of s)."""
-        first = int(self.offsets[s])
-        counts = np.zeros((n_rep, int(self.offsets[s + 1]) - first), dtype=np.int64)
-        lo, hi = int(self.small_at[s]), int(self.small_at[s + 1])
-        if hi > lo:
-            counts[:, self.rows_small[lo:hi] - first] = self._poisson_by_guide(rng, n_rep, lo, hi)
-        lo, hi = int(self.large_at[s]), int(self.large_at[s + 1])
-        if hi > lo:
-            counts[:, self.rows_large[lo:hi] - first] = rng.poisson(self.mean_large[lo:hi], size=(n_rep, hi - lo))
-        # the total S of each replicate; the deficit N - S is completed unit by unit
-        deficit = int(self.totals[s]) - counts.sum(axis=1)
-        over = deficit < 0
-        if over.any():  # S > N: discard and draw the whole replicate unit by unit
-            counts[over] = 0
-            deficit[over] = int(self.totals[s])
-        counts += self.units.draw_some(s, rng, deficit)
-        return counts
-
-
-class _ClassCounts:
-    """The cheaper exact sampler of one class, chosen per segment from that segment's own table."""
-
-    def __init__(self, ties: TieTable, counts: np.ndarray):
-        self.units = UnitSampler(ties, counts)
-        busy = ties.segment_sum((counts > 0).astype(np.int64))
-        totals = self.units.totals
-        # ~12 ns per unit against ~30 ns per busy row (numpy 2.4)
-        self.by_poisson = (totals > 2.5 * busy) & (totals >= 64)
-        chosen = np.flatnonzero(self.by_poisson)
-        self.poisson = PoissonFillSampler(ties, counts, self.units, chosen) if chosen.size else None
-
-    def draw(self, s: int, rng: np.random.Generator, n_rep: int) -> np.ndarray:
-        sampler = self.poisson if self.by_poisson[s] else self.units
-        return sampler.draw(s, rng, n_rep)
-
-
 # ------------------------------------------------------------------ chunks
-@attrs.frozen(eq=False)
+@attrs.define(eq=False)
 class ReplicateChunk:
     """Some bootstrap replicates of some segments, as one tie table.
 
@@ -237,14 +72,23 @@ class ReplicateChunk:
     ----------
     table : TieTable
         One segment per (source segment, replicate): the source segment's
-        scores with resampled counts.
+        scores with resampled counts. Given as a function, the table is
+        built when first read, by the thread that reads it: the random draws
+        are made in stream order when the chunk is made, the counting of
+        the draws where the replicates are evaluated (the same numbers).
     segment, replicate : ndarray of int64, shape (table.n_segments,)
         The source segment and the replicate index of each segment of ``table``.
     """
 
-    table: TieTable
+    _table: TieTable | Callable[[], TieTable] = attrs.field(alias="table")
     segment: np.ndarray
     replicate: np.ndarray
+
+    @property
+    def table(self) -> TieTable:
+        if not isinstance(self._table, TieTable):
+            self._table = self._table()
+        return self._table
 
 
 def _block_sizes(ties: TieTable, n_boot: int, chunk_size: int | None) -> np.ndarray:
@@ -281,7 +125,7 @@ def replicate_chunks(ties: TieTable, n_boot: int, streams: Streams,
     """
     if ties.n_segments != len(streams):
         raise ValueError("one stream per segment is needed")
-    samplers = (_ClassCounts(ties, ties.pos), _ClassCounts(ties, ties.neg))
+    samplers = (ClassCounts(ties, ties.pos), ClassCounts(ties, ties.neg))
     yield from _range_chunks(ties, samplers, n_boot, streams, _block_sizes(ties, n_boot, chunk_size),
                              range(ties.n_segments))
 
@@ -301,7 +145,7 @@ def _range_chunks(ties: TieTable, samplers: tuple, n_boot: int, streams: Streams
             if pieces and cells + work > CHUNK_ELEMENTS:  # the chunk is full: evaluate it first
                 yield _assemble(ties, pieces)
                 pieces, cells = [], 0
-            pieces.append((s, start, positives.draw(s, rng, size), negatives.draw(s, rng, size)))
+            pieces.append((s, start, size, positives.draw_later(s, rng, size), negatives.draw_later(s, rng, size)))
             cells += work
     if pieces:
         yield _assemble(ties, pieces)
@@ -322,7 +166,7 @@ def replicate_producers(ties: TieTable, n_boot: int, streams: Streams, chunk_siz
     """
     if ties.n_segments != len(streams):
         raise ValueError("one stream per segment is needed")
-    samplers = (_ClassCounts(ties, ties.pos), _ClassCounts(ties, ties.neg))
+    samplers = (ClassCounts(ties, ties.pos), ClassCounts(ties, ties.neg))
     blocks = _block_sizes(ties, n_boot, chunk_size)
     work = np.cumsum((ties.lengths + ties.n_pos + ties.n_neg + 1) * n_boot)  # +1: an empty segment costs a call
     total = int(work[-1]) if work.size else 0
@@ -335,10 +179,17 @@ def replicate_producers(ties: TieTable, n_boot: int, streams: Streams, chunk_siz
 
 
 def _assemble(ties: TieTable, pieces: list) -> ReplicateChunk:
-    """One table from pieces ``(segment, first replicate, pos counts, neg counts)``."""
+    """One chunk from pieces ``(segment, first replicate, n_rep, pos counts later, neg counts later)``.
+
+    The counts are computed, and the table built, when the chunk's table is first read.
+    """
+    segment = np.concatenate([np.full(p[2], p[0], dtype=np.int64) for p in pieces])
+    replicate = np.concatenate([np.arange(p[1], p[1] + p[2], dtype=np.int64) for p in pieces])
+    return ReplicateChunk(functools.partial(_chunk_table, ties, pieces, segment), segment, replicate)
+
+
+def _chunk_table(ties: TieTable, pieces: list, segment: np.ndarray) -> TieTable:
     lengths = ties.lengths
-    segment = np.concatenate([np.full(p[2].shape[0], p[0], dtype=np.int64) for p in pieces])
-    replicate = np.concatenate([np.arange(p[1], p[1] + p[2].shape[0], dtype=np.int64) for p in pieces])
     offsets = np.zeros(segment.size + 1, dtype=np.int64)
     np.cumsum(lengths[segment], out=offsets[1:])
     if len({p[0] for p in pieces}) == 1:  # one source segment: its scores repeated
@@ -348,9 +199,9 @@ def _assemble(ties: TieTable, pieces: list) -> ReplicateChunk:
         starts = ties.offsets[:-1][segment]
         within = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], lengths[segment])
         score = ties.score[np.repeat(starts, lengths[segment]) + within]
-    pos = np.concatenate([p[2].ravel() for p in pieces]) if len(pieces) > 1 else pieces[0][2].ravel()
-    neg = np.concatenate([p[3].ravel() for p in pieces]) if len(pieces) > 1 else pieces[0][3].ravel()
-    return ReplicateChunk(TieTable(score, pos, neg, offsets), segment, replicate)
+    pos = np.concatenate([p[3]().ravel() for p in pieces]) if len(pieces) > 1 else pieces[0][3]().ravel()
+    neg = np.concatenate([p[4]().ravel() for p in pieces]) if len(pieces) > 1 else pieces[0][4]().ravel()
+    return TieTable(score, pos, neg, offsets)
 
 
 def _streams(ties: TieTable, seed: Any, streams: Streams | None) -> Streams:

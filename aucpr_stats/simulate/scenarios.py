@@ -26,9 +26,9 @@ from typing import Any, ClassVar
 import attrs
 import numpy as np
 import polars as pl
-from scipy import integrate, special
 
 from .._validate import integer_iv, probability_iv, seed_iv
+from ..distributions import beta_isf, beta_sf, log_beta, normal_cdf, normal_quantile
 from ..estimators.tie_blocks import crossing_precision
 from ..exceptions import InputError
 
@@ -177,6 +177,8 @@ class Scenario:
         """
         prevalence = probability_iv(prevalence, "prevalence")
 
+        from scipy import integrate  # a lazy load: scipy.integrate costs about 0.3 s of import time
+
         def integrand(r: float) -> float:
             return float(self.precision_at_recall(np.array([r]), prevalence)[0])
 
@@ -262,14 +264,14 @@ class Binormal(Scenario):
             raise InputError(f"`mu` must be a positive finite number; got {value!r}")
 
     def sf_neg(self, c):
-        return special.ndtr(-np.asarray(c))
+        return normal_cdf(-np.asarray(c))
 
     def sf_pos(self, c):
-        return special.ndtr(self.mu - np.asarray(c))
+        return normal_cdf(self.mu - np.asarray(c))
 
     def isf_pos(self, r):
         # P(Y > c) = r  <=>  c = mu - Phi^{-1}(r)
-        return self.mu - special.ndtri(np.asarray(r))
+        return self.mu - normal_quantile(np.asarray(r))
 
     def pdf_pos(self, c):
         z = np.asarray(c) - self.mu
@@ -295,19 +297,19 @@ class Bibeta(Scenario):
             raise InputError(f"`a` and `b` must satisfy 0 < a < b; got a={self.a!r}, b={self.b!r}")
 
     def sf_neg(self, c):
-        return special.betaincc(self.a, self.b, np.clip(c, 0.0, 1.0))
+        return beta_sf(self.a, self.b, np.clip(c, 0.0, 1.0))
 
     def sf_pos(self, c):
-        return special.betaincc(self.b, self.a, np.clip(c, 0.0, 1.0))
+        return beta_sf(self.b, self.a, np.clip(c, 0.0, 1.0))
 
     def isf_pos(self, r):
-        return special.betainccinv(self.b, self.a, np.asarray(r))
+        return beta_isf(self.b, self.a, np.asarray(r))
 
     def pdf_pos(self, c):
         c = np.asarray(c, dtype=np.float64)
-        log_beta = special.betaln(self.b, self.a)
+        log_b = log_beta(self.b, self.a)
         with np.errstate(divide="ignore"):
-            return np.exp((self.b - 1) * np.log(c) + (self.a - 1) * np.log1p(-c) - log_beta)
+            return np.exp((self.b - 1) * np.log(c) + (self.a - 1) * np.log1p(-c) - log_b)
 
     def support_pos(self):
         return (0.0, 1.0)

@@ -72,6 +72,11 @@ class SortedClasses:
         """The merged one-segment tie table (one row per distinct score)."""
         return merge_sorted_classes(self.pos, self.neg, self.neg_below)
 
+    def ties_across_classes(self) -> bool:
+        """True when a positive's score equals a negative's (the first negative at or above it, by ``neg_below``)."""
+        above = self.neg_below < self.neg.size
+        return bool(np.any(self.neg[self.neg_below[above]] == self.pos[above]))
+
     def positive_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Counts, true and false positives at the tie rows that hold positives (descending).
 

@@ -31,8 +31,8 @@ Coverage of each interval is measured in ``benchmarks/cutoff_coverage.py``
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
+from ..distributions import beta_quantile, expit, logit
 from ..intervals import normal_quantile, wilson_interval
 
 __all__ = [
@@ -62,8 +62,8 @@ def clopper_pearson_interval(k, n, level: float = 0.95) -> tuple[np.ndarray, np.
     alpha = 1.0 - level
     ok = n >= 1
     with np.errstate(invalid="ignore", divide="ignore"):
-        lower = np.where(k > 0, special.betaincinv(np.maximum(k, 1e-300), n - k + 1.0, alpha / 2.0), 0.0)
-        upper = np.where(k < n, special.betaincinv(k + 1.0, np.maximum(n - k, 1e-300), 1.0 - alpha / 2.0), 1.0)
+        lower = np.where(k > 0, beta_quantile(np.maximum(k, 1e-300), n - k + 1.0, alpha / 2.0), 0.0)
+        upper = np.where(k < n, beta_quantile(k + 1.0, np.maximum(n - k, 1e-300), 1.0 - alpha / 2.0), 1.0)
     return np.where(ok, lower, np.nan), np.where(ok, upper, np.nan)
 
 
@@ -123,13 +123,13 @@ def bayes_interval(tp, fn, tn, fp, prevalence, level: float = 0.95):
     with np.errstate(invalid="ignore", divide="ignore"):
         se = tp / (tp + fn)
         sp = tn / (tn + fp)
-        logit_ppv = special.logit(p) + np.log(se) - np.log1p(-sp)
+        logit_ppv = logit(p) + np.log(se) - np.log1p(-sp)
         var_ppv = fn / (tp * (tp + fn)) + tn / (fp * (tn + fp))
-        logit_npv = special.logit(1.0 - p) + np.log(sp) - np.log1p(-se)
+        logit_npv = logit(1.0 - p) + np.log(sp) - np.log1p(-se)
         var_npv = fp / (tn * (tn + fp)) + tp / (fn * (tp + fn))
         half_ppv, half_npv = z * np.sqrt(var_ppv), z * np.sqrt(var_npv)
-        ppv_lo, ppv_hi = special.expit(logit_ppv - half_ppv), special.expit(logit_ppv + half_ppv)
-        npv_lo, npv_hi = special.expit(logit_npv - half_npv), special.expit(logit_npv + half_npv)
+        ppv_lo, ppv_hi = expit(logit_ppv - half_ppv), expit(logit_ppv + half_ppv)
+        npv_lo, npv_hi = expit(logit_npv - half_npv), expit(logit_npv + half_npv)
     # an estimate of exactly 0 or 1 (a zero count) stays inside its interval: the bound at that edge is the edge
     tp, fn, tn, fp = raw
     both = (tp + fn > 0) & (tn + fp > 0)

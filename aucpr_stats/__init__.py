@@ -20,11 +20,9 @@ import importlib
 from .api import aucpr, auroc
 from .arrays import aucpr_score, auroc_score
 from .compare import ComparisonResult, HeterogeneityResult, compare
-from .curves import BandResult, PrCurveResult, RocBandResult, RocCurveResult, pr_curve, roc_curve
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATORS, ROC_ESTIMATORS
 from .estimators.binormal import binormal_area
 from .estimators.pr_points import dg_area, dg_interpolate, pr_points
-from .plot import forest_plot, plot_band, plot_curve
 from .ties import TieTable
 from .exceptions import (
     ColumnNotFoundError,
@@ -40,19 +38,30 @@ from .exceptions import (
 )
 from .formula import Formula, FormulaError, parse_formula
 from .ingest import sql_input
-from .partial_sums import sql_sums
 from .ingest.direction import DirectionWarning
 from .ingest.levels import MissingKeyWarning
 from .report import PublicationTable, comparison_table, publication_table
 from .results import AucprResult, AurocResult
-from .thresholds import CutoffResult, cutoffs
 
 __version__ = "0.1.0"
 
 #: Names loaded on first use (PEP 562): simulation studies and study planning need
 #: scipy's integration and optimisation (about 0.5 s of import time), which
-#: ``import aucpr_stats`` (and so every command line call) should not pay.
+#: ``import aucpr_stats`` (and so every command line call) should not pay; curves,
+#: cut-offs, plots and engine sums are modules that ``aucpr()`` itself never loads.
 _ON_FIRST_USE = {
+    "pr_curve": (".curves", "pr_curve"),
+    "roc_curve": (".curves", "roc_curve"),
+    "BandResult": (".curves", "BandResult"),
+    "PrCurveResult": (".curves", "PrCurveResult"),
+    "RocBandResult": (".curves", "RocBandResult"),
+    "RocCurveResult": (".curves", "RocCurveResult"),
+    "forest_plot": (".plot", "forest_plot"),
+    "plot_band": (".plot", "plot_band"),
+    "plot_curve": (".plot", "plot_curve"),
+    "cutoffs": (".thresholds", "cutoffs"),
+    "CutoffResult": (".thresholds", "CutoffResult"),
+    "sql_sums": (".partial_sums", "sql_sums"),
     "simulate": (".simulate", None),
     "bias_study": (".simulate", "bias_study"),
     "coverage_study": (".simulate", "coverage_study"),

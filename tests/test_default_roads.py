@@ -36,7 +36,7 @@ from aucpr_stats.estimators.roc import a_prime, a_prime_replicates
 from aucpr_stats.resample import Streams
 from aucpr_stats.resample.counts import bootstrap_estimates
 from aucpr_stats.scratch import work_array
-from aucpr_stats.tables import sort_classes
+from aucpr_stats.tables import Tuning, deferred_tie_table, sort_classes
 from aucpr_stats.ties import TieTable
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,6 +130,20 @@ def test_sorted_classes_find_a_tie_across_the_classes_as_the_merged_table(rows):
     merged = classes.full_table()
     assert classes.ties_across_classes() == merged.ties_across_classes()
     assert TieTable.deferred(classes).ties_across_classes() == bool(set(score[positive]) & set(score[~positive]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.booleans(), st.integers(-3, 3)), min_size=2, max_size=60))
+def test_grouped_sorted_classes_find_a_tie_across_the_classes_as_the_merged_table(rows):
+    group = np.array([r[0] for r in rows], dtype=np.int64)
+    positive = np.array([r[1] for r in rows])
+    score = np.array([r[2] * 0.5 for r in rows])
+    deferred = deferred_tie_table(group, score, positive, 4, Tuning(bucket_min_rows=0))
+    assert deferred.is_deferred
+    merged = deferred.source.full_table()
+    expected = bool(np.any((merged.pos > 0) & (merged.neg > 0)))
+    assert deferred.ties_across_classes() == expected
+    assert deferred.is_deferred  # answered from the sorted classes, without merging them
 
 
 def test_chunks_counted_on_worker_threads_give_the_same_replicates():

@@ -73,6 +73,17 @@ class GroupedClasses:
         """The merged tie table, one segment per group (:func:`~aucpr_stats.tables.buckets.merge_class_buckets`)."""
         return merge_class_buckets(self.values, self.bounds, self.neg_below, self.plus_zero)
 
+    def ties_across_classes(self) -> bool:
+        """True when a positive's score equals a negative's of its group (the first one at or above it)."""
+        n_pos, n_neg = self.n_pos, self.n_neg
+        group = np.repeat(np.arange(self.n_segments, dtype=np.int64), n_pos)
+        # the positives of group k are values[bounds[2k + 1]:bounds[2k + 2]], in the order of neg_below
+        first_pos = np.cumsum(n_pos) - n_pos
+        positive_at = self.bounds[1::2][group] + np.arange(group.size, dtype=np.int64) - first_pos[group]
+        above = self.neg_below < n_neg[group]
+        negative_at = self.bounds[0:-1:2][group[above]] + self.neg_below[above]
+        return bool(np.any(self.values[negative_at] == self.values[positive_at[above]]))
+
     def positive_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """See :meth:`aucpr_stats.ties.TieTable.positive_rows` (one group only)."""
         return self.collapsed_table().positive_rows()  # the same counts as the merged table's (integers)

@@ -103,7 +103,7 @@ def defaults_cases(scale: int) -> list[Case]:
          "the same, average precision (published)"),
     ]
     return [Case(name=f"default:{i}", description=f"defaults on the road: {label}", ours=ours, floor=floor,
-                 floor_label=floor_label, target="ours / floor <= 1.5x", max_repeats=3, warm_up=True)
+                 floor_label=floor_label, target="ours / floor <= 1.5x", max_repeats=5, warm_up=True)
             for i, (label, ours, floor, floor_label) in enumerate(roads)]
 
 

@@ -197,12 +197,9 @@ class ClassCounts:
         chosen = np.flatnonzero(self.by_poisson)
         self.poisson = PoissonFillSampler(ties, counts, self.units, chosen) if chosen.size else None
 
-    def draw(self, s: int, rng: np.random.Generator, n_rep: int) -> np.ndarray:
-        sampler = self.poisson if self.by_poisson[s] else self.units
-        return sampler.draw(s, rng, n_rep)
-
     def draw_later(self, s: int, rng: np.random.Generator, n_rep: int) -> Callable[[], np.ndarray]:
-        """The draws of :meth:`draw` now; the counts when the returned function is called."""
+        """The draws of ``n_rep`` replicates of segment ``s`` now; their counts, shape (n_rep, rows of s), when the
+        returned function is called."""
         if self.by_poisson[s]:  # its completion draws depend on the counts: all now, in stream order
             return functools.partial(_identity, self.poisson.draw(s, rng, n_rep))
         return self.units.draw_later(s, rng, n_rep)

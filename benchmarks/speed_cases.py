@@ -43,6 +43,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from estimator_roads import best_of  # noqa: E402
 from run import Case, grouped, scores  # noqa: E402
 
 #: The fastest AUCPR road: average precision under the published convention.
@@ -160,7 +161,7 @@ def peer_notes(scale: int, cores: int) -> list[str]:
                          lambda: aucpr(big, "y", "s").conf_int(method="bootstrap", n_boot=n_boot, rng=1)),
                         ("ROC band (sup-norm bootstrap, 99 points)",
                          lambda: roc_curve(big, "y", "s").band(n_boot=n_boot, rng=1))):
-        seconds = _best(call, 2)
+        seconds = best_of(call, 2)
         notes.append(f"- {label} bootstrap, {n_boot:,} replicates of {s.size:,} rows: {seconds:.2f} s on {cores} "
                      f"cores ({_per_core(s.size, n_boot, seconds, cores)}). Target <= 12 s. rocci's release gate: "
                      f"< 3 s on 12 cores (>= {_per_core(10**6, 2000, 3.0, 12)}).")
@@ -168,7 +169,7 @@ def peer_notes(scale: int, cores: int) -> list[str]:
         import rocci
 
         for threads in (1, cores):
-            seconds = _best(lambda: rocci.roc_band(y, s, n_boot=n_boot, random_state=1, n_threads=threads), 2)
+            seconds = best_of(lambda: rocci.roc_band(y, s, n_boot=n_boot, random_state=1, n_threads=threads), 2)
             notes.append(f"- rocci {rocci.__version__ if hasattr(rocci, '__version__') else ''} `roc_band` (Rust), "
                          f"same data, {n_boot:,} replicates, {threads} thread(s): {seconds:.2f} s "
                          f"({_per_core(s.size, n_boot, seconds, threads)}).")
@@ -176,20 +177,11 @@ def peer_notes(scale: int, cores: int) -> list[str]:
     small = _frame({"y": small_y, "s": small_s})
     n_small = 10**5 // scale
     for label, fn in (("AUROC", auroc), ("AUCPR (default estimator)", aucpr)):
-        seconds = _best(lambda fn=fn: fn(small, "y", "s").conf_int(method="bootstrap", n_boot=n_small, rng=1), 3)
+        seconds = best_of(lambda fn=fn: fn(small, "y", "s").conf_int(method="bootstrap", n_boot=n_small, rng=1), 3)
         notes.append(f"- {label} bootstrap, {n_small:,} replicates of 500 rows: {seconds:.3f} s on {cores} cores "
                      f"({_per_core(500, n_small, seconds, cores)}). Target <= 0.5 s. fbroc: about 1 s on one core "
                      f"({_per_core(500, 10**5, 1.0, 1)}).")
     return notes
-
-
-def _best(call, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 @contextlib.contextmanager

@@ -256,3 +256,17 @@ def test_heterogeneity_p_values_unchanged_by_the_lazy_functions():
         test = aucpr(data, "y", "s", by="g").heterogeneity().to_polars()
     statistic, df, df2 = test["statistic"][0], test["df"][0], test["df2"][0]  # the jackknife F test, the default
     assert test["p_value"][0] == pytest.approx(stats.f.sf(statistic, df, df2), rel=1e-12)
+
+
+def test_roc_band_same_whatever_the_threads(monkeypatch):
+    from aucpr_stats import roc_curve
+
+    data = no_cross_ties_frame(n=3000, seed=6)
+    frames = []
+    for threads in ("1", "2"):
+        monkeypatch.setenv("AUCPR_STATS_THREADS", threads)
+        curve = roc_curve(data, "y", "s")
+        frames.append((curve.band(n_boot=300, rng=2).to_polars(),
+                       curve.intervals(specificity=[0.5, 0.9], n_boot=300, rng=2).to_polars()))
+    assert frames[0][0].equals(frames[1][0])
+    assert frames[0][1].equals(frames[1][1])

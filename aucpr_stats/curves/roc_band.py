@@ -43,7 +43,7 @@ from .. import _frames
 from .._validate import level_iv, n_boot_iv, rng_iv
 from ..exceptions import InputError, InputTypeError
 from ..report.display import TabularResult
-from ..resample import Streams, replicate_chunks
+from ..resample import Streams, evaluate_chunks, replicate_chunks
 from ..resample.designs import ClusterUnits
 from ..grouped import GroupedResult
 from ..ties import TieTable
@@ -94,9 +94,12 @@ def _replicates(ties: TieTable, usable: np.ndarray, streams: Streams, n_boot: in
     else:
         table = ties.take(usable).collapsed()  # the straight-line curve reads negatives by runs only: exact
         chunks = replicate_chunks(table, n_boot, streams)
-    for chunk in chunks:
+
+    def evaluate(chunk) -> None:  # this chunk's (group, replicate) cells only; on the pool's threads
         with np.errstate(all="ignore"):
             out[chunk.segment, chunk.replicate] = read(chunk.table, grid)
+
+    evaluate_chunks(chunks, evaluate)
     return out
 
 

@@ -19,7 +19,8 @@
 from __future__ import annotations
 
 from .budget import REPLICATE_BUDGET, check_allocation, group_batches
-from .counts import DEFAULT_N_BOOT, ReplicateChunk, bootstrap_estimates, replicate_chunks, stratified_counts
+from .counts import (DEFAULT_N_BOOT, ReplicateChunk, bootstrap_estimates, evaluate_chunks, replicate_chunks,
+                     stratified_counts)
 from .designs import ClusterUnits, WeightedRows, design_bootstrap_estimates, target_rows
 from .folds import stratified_folds
 from .quantiles import exceedance_at_order_statistics
@@ -35,6 +36,7 @@ __all__ = [
     "key_words",
     "ReplicateChunk",
     "replicate_chunks",
+    "evaluate_chunks",
     "bootstrap_estimates",
     "stratified_counts",
     "WeightedRows",

@@ -53,6 +53,7 @@ __all__ = [
     "replicate_producers",
     "bootstrap_estimates",
     "estimates_of_chunks",
+    "evaluate_chunks",
     "stratified_counts",
 ]
 
@@ -280,11 +281,24 @@ def estimates_of_chunks(chunks: Iterator[ReplicateChunk], estimators: Any, n_seg
                 values = np.asarray(kernel(chunk.table), dtype=np.float64)
             out[j, chunk.segment, chunk.replicate] = values
 
+    evaluate_chunks(chunks, evaluate, threads)
+    return out[0] if single else out
+
+
+def evaluate_chunks(chunks: Iterator[ReplicateChunk], evaluate: Callable[[ReplicateChunk], None],
+                    threads: int | None = None) -> None:
+    """``evaluate(chunk)`` for every chunk, on a pool of threads while this thread draws the next chunks.
+
+    The chunks are drawn here, in their order (the same numbers for any
+    number of threads), at most ``threads`` of them waiting; ``evaluate``
+    must write only its own chunk's results. With fewer than two threads
+    (:func:`~aucpr_stats.resample.threads.worker_threads`) everything runs here.
+    """
     threads = worker_threads(threads)
     if threads < 2:
         for chunk in chunks:
             evaluate(chunk)
-        return out[0] if single else out
+        return
     with ThreadPoolExecutor(max_workers=threads) as pool:
         waiting: deque = deque()
         for chunk in chunks:
@@ -293,7 +307,6 @@ def estimates_of_chunks(chunks: Iterator[ReplicateChunk], estimators: Any, n_seg
                 waiting.popleft().result()
         for future in waiting:
             future.result()
-    return out[0] if single else out
 
 
 def stratified_counts(ties: TieTable, n_boot: int = DEFAULT_N_BOOT, seed: Any = None, *,

@@ -40,6 +40,7 @@ from typing import Any, Callable, Iterator
 import attrs
 import numpy as np
 
+from ..scratch import release
 from ..ties import TieTable
 from .budget import check_allocation
 from .samplers import ClassCounts
@@ -292,12 +293,17 @@ def evaluate_chunks(chunks: Iterator[ReplicateChunk], evaluate: Callable[[Replic
     The chunks are drawn here, in their order (the same numbers for any
     number of threads), at most ``threads`` of them waiting; ``evaluate``
     must write only its own chunk's results. With fewer than two threads
-    (:func:`~aucpr_stats.resample.threads.worker_threads`) everything runs here.
+    (:func:`~aucpr_stats.resample.threads.worker_threads`) everything runs
+    here, and this thread's work arrays (:mod:`aucpr_stats.scratch`) are
+    freed at the end.
     """
     threads = worker_threads(threads)
     if threads < 2:
-        for chunk in chunks:
-            evaluate(chunk)
+        try:
+            for chunk in chunks:
+                evaluate(chunk)
+        finally:
+            release()  # this thread's work arrays (a pool's threads take theirs with them)
         return
     with ThreadPoolExecutor(max_workers=threads) as pool:
         waiting: deque = deque()

@@ -270,3 +270,15 @@ def test_roc_band_same_whatever_the_threads(monkeypatch):
                        curve.intervals(specificity=[0.5, 0.9], n_boot=300, rng=2).to_polars()))
     assert frames[0][0].equals(frames[1][0])
     assert frames[0][1].equals(frames[1][1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(replicate_chunks(), st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6))
+def test_roc_curve_read_on_replicate_chunks_as_on_the_compacted_table(table, fpr):
+    from aucpr_stats.curves.points import roc_interpolated
+
+    grid = np.array(fpr + [0.0, 1.0])
+    # the oracle: the general road (zero-count rows dropped), taken by float counts of the same values
+    as_weights = TieTable(table.score, table.pos.astype(float), table.neg.astype(float), table.offsets)
+    with np.errstate(all="ignore"):
+        assert np.array_equal(roc_interpolated(table, grid), roc_interpolated(as_weights, grid), equal_nan=True)

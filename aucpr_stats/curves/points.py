@@ -280,7 +280,11 @@ def roc_interpolated(ties: TieTable, fpr: np.ndarray) -> np.ndarray:
 
     NaN for segments without both classes.
     """
-    tp, fp, offsets = pr_point_counts(ties)
+    rows = ties.lengths
+    if rows.size and rows.min() == rows.max() > 0 and ties.pos.dtype.kind == "i" == ties.neg.dtype.kind:
+        tp, fp, offsets = _chunk_point_counts(ties, (rows.size, int(rows[0])))
+    else:
+        tp, fp, offsets = pr_point_counts(ties)
     lengths = np.diff(offsets)
     usable = np.repeat(ties.has_both_classes(), lengths)
     x = np.where(usable, fp / np.maximum(np.repeat(ties.n_neg, lengths), 1), 0.0)
@@ -295,6 +299,24 @@ def roc_interpolated(ties: TieTable, fpr: np.ndarray) -> np.ndarray:
     out = y[lo] + np.clip(t, 0.0, 1.0) * (y[hi] - y[lo])
     out[~ties.has_both_classes()] = np.nan
     return out
+
+
+def _chunk_point_counts(ties: TieTable, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ROC points of segments of one length (bootstrap replicates of one group), zero-count rows kept.
+
+    A row without counts repeats the point before it, which changes no
+    straight line between the points: the lookup of
+    :func:`roc_interpolated` takes the last point at or below a rate and the
+    next one, the same two points (the same numbers) as on the table
+    without such rows, which :func:`~aucpr_stats.estimators.pr_points.pr_point_counts`
+    drops at the cost of a copy of every row.
+    """
+    n_seg, width = shape
+    tp = np.zeros((n_seg, width + 1), dtype=np.int64)
+    fp = np.zeros((n_seg, width + 1), dtype=np.int64)
+    np.cumsum(ties.pos.reshape(shape), axis=1, out=tp[:, 1:])
+    np.cumsum(ties.neg.reshape(shape), axis=1, out=fp[:, 1:])
+    return tp.ravel(), fp.ravel(), np.arange(n_seg + 1, dtype=np.int64) * (width + 1)
 
 
 def point_thresholds(ties: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

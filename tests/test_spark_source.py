@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -18,7 +19,7 @@ pyspark = pytest.importorskip("pyspark")
 if shutil.which("java") is None:
     pytest.skip("Spark needs Java (no `java` on PATH)", allow_module_level=True)
 
-from aucpr_stats import aucpr, compare
+from aucpr_stats import aucpr, auroc, compare
 from aucpr_stats.exceptions import InputError, InputTypeError, MissingValueError
 from aucpr_stats import sql_input
 from aucpr_stats.ingest import detect
@@ -115,3 +116,22 @@ def test_curves_on_a_grid(spark):
 
     assert_engine_equal(lambda frame: spark_frame(spark, frame), "missing values dropped, null key, several scores",
                         5)
+
+
+@pytest.mark.filterwarnings("ignore")  # small groups' warnings (catch_warnings is not thread-safe)
+def test_spark_frames_of_one_session_from_threads(spark):
+    """Eight Spark DataFrames of one session analysed from eight threads: each call its own frame's numbers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def frame(k: int) -> pl.DataFrame:
+        rng = np.random.default_rng(k)
+        y = rng.random(600) < 0.3
+        return pl.DataFrame({"g": rng.integers(0, 2, 600), "y": y, "s": rng.normal(size=600) + (0.4 + 0.2 * k) * y})
+
+    def analysis(data):
+        return auroc(data, "y", "s", by="g").conf_int()["estimate"].to_list()
+
+    inputs = [spark_frame(spark, frame(k)) for k in range(8)]
+    expected = [analysis(frame(k)) for k in range(8)]
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(analysis, inputs)) == expected

@@ -53,8 +53,9 @@ def read(request: Any, stacklevel: int = 3) -> Ingested:
     TieTableTooLarge
         An engine's table over ``max_tie_rows`` (see :func:`sql_input`).
     """
-    reader = Reader(request)
-    built, keys, directions = reader.tables()
+    with request.source.engine.session():  # DuckDB: a connection busy in another thread is refused clearly
+        reader = Reader(request)
+        built, keys, directions = reader.tables()
     keys, directions = reader.caller_names(keys, directions)
     ingested = assemble(request, attrs.evolve(built, keys=keys), directions)
     n_pos, n_neg = ingested.counts

@@ -26,6 +26,7 @@ uses :data:`GENERIC` and needs no code here.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import attrs
@@ -70,6 +71,10 @@ class Engine:
     def collect(self, frames: list[nw.LazyFrame]) -> list[pl.DataFrame]:
         """Each query's result as a polars DataFrame (one query at a time)."""
         return [_with_declared_levels(f, f.collect(backend="polars").to_native()) for f in frames]
+
+    def session(self) -> contextlib.AbstractContextManager:
+        """The context of one read of the caller's data (every query built and run inside it)."""
+        return contextlib.nullcontext()
 
     def example_rows(self, frame: nw.LazyFrame, mask: nw.Expr, limit: int = 5) -> list[int] | str:
         """The first row numbers (0-based) where ``mask`` holds, or why there are none to show."""
@@ -116,12 +121,30 @@ class PolarsEngine(Engine):
 
 @attrs.frozen
 class DuckDBEngine(Engine):
-    """DuckDB: row numbers in its scan order."""
+    """DuckDB: row numbers in its scan order; one call at a time per connection."""
+
+    def session(self) -> contextlib.AbstractContextManager:
+        """A connection running another call refuses this one (threads sharing it): say what to do."""
+        return _connection_not_shared()
 
     def example_rows(self, frame: nw.LazyFrame, mask: nw.Expr, limit: int = 5) -> list[int] | str:
         numbered = nw.from_native(frame.to_native().project(f"*, row_number() OVER () - 1 AS {ROW}"))
         rows = numbered.filter(mask).select(ROW).sort(ROW).head(limit).collect(backend="polars").to_native()
         return [int(r) for r in rows[ROW]]
+
+
+@contextlib.contextmanager
+def _connection_not_shared():
+    """DuckDB refuses a second call on a connection still running one (threads sharing it): say what to do."""
+    import duckdb  # DuckDB is an optional dependency: this engine only runs when it is installed
+
+    try:
+        yield
+    except duckdb.ResourceInUseException as exc:
+        raise InputError("`data`: its DuckDB connection is running another call (threads sharing one "
+                         "connection?); DuckDB runs one call per connection at a time and refuses the others. "
+                         "Give each thread its own connection, `con.cursor()`, and build the relation from it "
+                         f"(DuckDB: {exc})") from None
 
 
 @attrs.frozen

@@ -279,7 +279,8 @@ def _run(args: argparse.Namespace) -> Any:
     frame = read_input(args.file)
     outcome, score, by = columns_from_args(args)
     positive = positive_value(args.positive, frame, outcome)
-    args.negative = [positive_value(t, frame, outcome) for t in args.negative] if args.negative else None
+    args.negative = ([positive_value(t, frame, outcome, "--negative") for t in args.negative] if args.negative
+                     else None)
     metrics = list(dict.fromkeys(args.metric or ["aucpr"]))
     partial = _partial_options(args, metrics)
     if args.compare:

@@ -98,26 +98,43 @@ def read_input(name: str) -> pl.LazyFrame:
     return pl.scan_csv(path, schema=schema, **options)
 
 
-def positive_value(text: str | None, frame: pl.LazyFrame, outcome: str | None):
-    """Read ``--positive`` in the type of the outcome column (text on the command line)."""
+#: The outcome values an error message lists.
+_SHOWN_VALUES = 20
+
+#: The texts that name a value of a true/false outcome on the command line.
+_BOOLEAN_TEXTS = {"true": True, "1": True, "false": False, "0": False}
+
+
+def positive_value(text: str | None, frame: pl.LazyFrame, outcome: str | None, option: str = "--positive"):
+    """The value of the outcome column that ``--positive`` (or ``--negative``) names, in the column's type.
+
+    The command line gives text. A true/false column takes ``true``/``false``
+    or ``1``/``0`` (any case), a numeric column a number; any other text is an
+    error naming the values present, never a silent swap of the classes
+    (``--positive T`` used to read as False). Whether the value occurs in the
+    column is checked by the call itself, with the levels present.
+    """
     if text is None or outcome is None:
         return text
     dtype = frame.collect_schema().get(outcome)
-    if dtype is None:
+    if dtype is None:  # the column's absence is reported by the call, with the columns present
         return text
     if dtype == pl.Boolean:
-        return text.lower() in ("true", "1", "yes")
-    if dtype.is_integer():
+        value = _BOOLEAN_TEXTS.get(text.strip().lower())
+    elif dtype.is_integer() or dtype.is_float():
         try:
-            return int(text)
+            value = int(text) if dtype.is_integer() else float(text)
         except ValueError:
-            return text
-    if dtype.is_float():
-        try:
-            return float(text)
-        except ValueError:
-            return text
-    return text
+            value = None
+    else:
+        return text
+    if value is None:
+        present = frame.select(pl.col(outcome).drop_nulls().unique().sort().head(_SHOWN_VALUES)).collect()[outcome]
+        shown = ", ".join(str(v).lower() for v in present.to_list())
+        kind = "true/false" if dtype == pl.Boolean else "numeric"
+        raise InputError(f"{option} {text!r} is not a value of the {kind} outcome column {outcome!r} (values "
+                         f"present: {shown or 'none'})")
+    return value
 
 
 def columns_from_args(args: Any) -> tuple[Any, Any, Any]:

@@ -11,6 +11,7 @@ from typing import Callable
 import polars as pl
 
 from ..cli_io import escape_formulas, output_format, print_warnings, write_or_print
+from ..report.table import markdown_escape
 
 __all__ = ["FORMATS", "add_output_arguments", "checked_format", "render", "run"]
 
@@ -48,9 +49,10 @@ def render(frame: pl.DataFrame, text: str, fmt: str, digits: int) -> str:
             return ""
         if isinstance(value, float):
             return "NaN" if value != value else f"{value:.{digits}f}"  # noqa: PLR0124 (NaN test)
-        return str(value).replace("|", "\\|")
+        return markdown_escape(str(value))
 
-    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "|".join("---" for _ in frame.columns) + "|"]
+    lines = ["| " + " | ".join(markdown_escape(c) for c in frame.columns) + " |",
+             "|" + "|".join("---" for _ in frame.columns) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.iter_rows()]
     return "\n".join(lines)
 

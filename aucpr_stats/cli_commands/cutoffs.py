@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--raw prints text or csv; got --format {fmt}")
         frame = read_input(args.file)
         outcome, score, by = columns_from_args(args)
-        negative = [positive_value(t, frame, outcome) for t in args.negative] if args.negative else None
+        negative = ([positive_value(t, frame, outcome, "--negative") for t in args.negative] if args.negative
+                    else None)
         result = cutoffs(frame, outcome, score, by, threshold=args.threshold or "youden", level=args.level,
                          method=args.method, prevalence=args.prevalence,
                          positive=positive_value(args.positive, frame, outcome), negative=negative,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import html as _html
 from typing import Any
 
@@ -14,7 +15,7 @@ from .cells import true_minus
 from .docx import write_docx
 from .text import text_table
 
-__all__ = ["PublicationTable", "FORMATS", "latex_escape"]
+__all__ = ["PublicationTable", "FORMATS", "latex_escape", "markdown_escape"]
 
 #: Output formats of :meth:`PublicationTable.render`.
 FORMATS = ("text", "csv", "markdown", "latex", "html")
@@ -101,17 +102,18 @@ class PublicationTable:
         return self.cells.write_csv()
 
     def to_markdown(self, note: bool = True) -> str:
-        """A GitHub/pandoc pipe table; counts and cells right-aligned."""
-        def esc(text: str) -> str:
-            return text.replace("|", "\\|")
+        """A GitHub/pandoc pipe table; counts and cells right-aligned.
 
+        Every label reads as written, whatever it holds (:func:`markdown_escape`):
+        a pipe, a line break or ``<script>`` cannot break the table.
+        """
         headers = self.cells.columns
         align = ["---:" if h in self.numeric_columns else ":---" for h in headers]
-        lines = ["| " + " | ".join(esc(h) for h in headers) + " |", "| " + " | ".join(align) + " |"]
-        rows = self._rows()
+        lines = ["| " + " | ".join(markdown_escape(h) for h in headers) + " |", "| " + " | ".join(align) + " |"]
+        rows = [[markdown_escape(c) for c in row] for row in self._rows()]
         for i in self.header_rows:  # a variable's header row in bold
             rows[i][0] = f"**{rows[i][0]}**"
-        lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
         out = "\n".join(lines)
         return f"{out}\n\n{self.note}" if note and self.note else out
 
@@ -222,10 +224,37 @@ _LATEX_SPECIAL = {
 def latex_escape(text: str) -> str:
     r"""``text`` with LaTeX's special characters escaped (en and em dashes as ``--`` and ``---``).
 
+    Line breaks (and the blank lines that would end a paragraph inside a
+    table) become single spaces.
+
     Examples
     --------
     >>> print(latex_escape("<=22 & 50%_x {a} ~^\\ #$ \u2212"))
     \textless{}=22 \& 50\%\_x \{a\} \textasciitilde{}\textasciicircum{}\textbackslash{} \#\$ $-$
     """
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in _LINE_BREAKS.sub(" ", text))
+
+
+#: Runs of line breaks (and the spaces between them), read as one space in a table cell.
+_LINE_BREAKS = re.compile(r"\s*[\r\n\v\f\u2028\u2029\x85]+\s*")
+
+#: What a Markdown cell escapes: the characters that would end the cell, format its text or open HTML.
+_MARKDOWN_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "[": "\\[", "]": "\\]",
+                     "<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def markdown_escape(text: str) -> str:
+    r"""``text`` as one cell of a pipe table that renders as written.
+
+    Pipes, backslashes and the characters of emphasis, code and links are
+    backslash-escaped, ``< > &`` become entities (no HTML reaches the page),
+    and line breaks become ``<br>`` (a table row is one line).
+
+    Examples
+    --------
+    >>> print(markdown_escape("a|b_c <script>\nx"))
+    a\|b\_c &lt;script&gt;<br>x
+    """
+    lines = re.split(r"\r\n|[\r\n\v\f\u2028\u2029\x85]", text)
+    return "<br>".join("".join(_MARKDOWN_SPECIAL.get(ch, ch) for ch in line) for line in lines)
 

@@ -1,0 +1,88 @@
+"""``--positive`` and ``--negative`` name values of the outcome column, or the command refuses (issue 37, must-hold 2).
+
+The command line gives text; it used to be read in the column's type
+without checking, so ``--positive T`` on a true/false outcome read as False
+and swapped the classes (AUROC 0.24 for 0.76) with exit 0. Now text that is
+no value of a true/false or numeric column is an error naming the values
+present, and a value that does not occur gets the call's own message.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from aucpr_stats.cli import main
+
+N = 400
+
+
+@pytest.fixture(scope="module")
+def cohort():
+    rng = np.random.default_rng(0)
+    y = rng.random(N) < 0.4
+    return y, rng.normal(size=N) + y
+
+
+def write(tmp_path, outcome, score) -> str:
+    path = tmp_path / "data.csv"
+    pl.DataFrame({"y": outcome, "s": score}).write_csv(path)
+    return str(path)
+
+
+def auroc_printed(capsys) -> float:
+    out = capsys.readouterr().out.strip().splitlines()
+    return float(out[-1].split(",")[2].split(" ")[0])
+
+
+@pytest.mark.parametrize("command", [[], ["cutoffs"]])
+@pytest.mark.parametrize("text", ["T", "x", "yes", "2"])
+def test_a_value_not_in_a_true_false_outcome_is_refused(tmp_path, capsys, cohort, command, text):
+    y, s = cohort
+    path = write(tmp_path, np.where(y, "true", "false"), s)
+    assert main([*command, path, "--outcome", "y", "--score", "s", "--positive", text]) == 2
+    err = capsys.readouterr().err
+    assert f"--positive {text!r} is not a value of the true/false outcome column 'y'" in err
+    assert "values present: false, true" in err
+
+
+@pytest.mark.parametrize("text", ["true", "TRUE", "1"])
+def test_the_true_level_of_a_true_false_outcome(tmp_path, capsys, cohort, text):
+    y, s = cohort
+    path = write(tmp_path, np.where(y, "true", "false"), s)
+    assert main([path, "--outcome", "y", "--score", "s", "--metric", "auroc", "--positive", text,
+                 "--format", "csv", "--digits", "4"]) == 0
+    assert auroc_printed(capsys) == pytest.approx(roc_auc_score(y, s), abs=5e-5)
+
+
+def test_false_as_positive_reverses_the_classes_on_purpose(tmp_path, capsys, cohort):
+    y, s = cohort
+    path = write(tmp_path, np.where(y, "true", "false"), s)
+    assert main([path, "--outcome", "y", "--score", "s", "--metric", "auroc", "--positive", "false",
+                 "--format", "csv", "--digits", "4"]) == 0
+    assert auroc_printed(capsys) == pytest.approx(roc_auc_score(~y, s), abs=5e-5)
+
+
+def test_integer_and_text_outcomes(tmp_path, capsys, cohort):
+    y, s = cohort
+    path = write(tmp_path, np.where(y, 2, 1), s)
+    assert main([path, "--outcome", "y", "--score", "s", "--positive", "two"]) == 2
+    assert "--positive 'two' is not a value of the numeric outcome column 'y' (values present: 1, 2)" in (
+        capsys.readouterr().err)
+    assert main([path, "--outcome", "y", "--score", "s", "--positive", "3"]) == 2
+    assert "--positive 3 does not occur in `outcome` column 'y'; its levels are [1, 2]" in capsys.readouterr().err
+    assert main([path, "--outcome", "y", "--score", "s", "--metric", "auroc", "--positive", "2",
+                 "--format", "csv", "--digits", "4"]) == 0
+    assert auroc_printed(capsys) == pytest.approx(roc_auc_score(y, s), abs=5e-5)
+    path = write(tmp_path, np.where(y, "case", "control"), s)
+    assert main([path, "--outcome", "y", "--score", "s", "--positive", "Case"]) == 2
+    assert "--positive 'Case' does not occur in `outcome` column 'y'" in capsys.readouterr().err
+
+
+def test_an_unknown_negative_level_is_refused(tmp_path, capsys, cohort):
+    y, s = cohort
+    path = write(tmp_path, np.where(y, "case", "control"), s)
+    assert main([path, "--outcome", "y", "--score", "s", "--positive", "case", "--negative", "ctrl"]) == 2
+    assert "--negative ['ctrl'] does not occur in `outcome` column 'y'" in capsys.readouterr().err

@@ -1,0 +1,90 @@
+"""Every output format stays well-formed whatever a group label holds (issue 37, must-hold 3, first part).
+
+Labels drawn by hypothesis from text with pipes, line breaks, blank lines,
+backslashes, LaTeX and Markdown specials and ``<script>``: the Markdown table
+keeps one line per row and one cell per column and no HTML; the LaTeX
+tabular keeps one ``&``-separated row per line, no blank line, balanced
+braces; the HTML parses to the same rows with no script element; the CSV
+reads back to the same labels.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import io
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aucpr_stats import aucpr, publication_table
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+SPECIAL = list("|\\*_`[]<>&%$#{}~^\n\r\t ") + ["\n\n", "<script>alert(1)</script>", "\r\n", "\u2028", "$-$"]
+LABELS = st.lists(st.one_of(st.sampled_from(SPECIAL), st.text(max_size=3)), min_size=1, max_size=5).map("".join)
+
+
+def table_with(labels: list[str]):
+    rng = np.random.default_rng(0)
+    g = np.repeat(np.arange(len(labels)), 60)
+    y = np.tile(np.arange(60) % 3 == 0, len(labels))
+    frame = pl.DataFrame({"g": [labels[k] for k in g], "y": y, "s": rng.normal(size=g.size) + y})
+    return publication_table(aucpr(frame, "y", "s", by="g"))
+
+
+def markdown_cells(line: str) -> list[str]:
+    """The cells of a pipe-table line: split on pipes not escaped by a backslash."""
+    assert line.startswith("| ") and line.endswith(" |")
+    cells, current, escaped = [], "", False
+    for ch in line[2:-2]:
+        if ch == "|" and not escaped:
+            cells.append(current)
+            current = ""
+        else:
+            current += ch
+        escaped = ch == "\\" and not escaped
+    return cells + [current]
+
+
+class _Rows(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.rows, self.tags = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.rows += tag == "tr"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LABELS, min_size=2, max_size=3, unique=True))
+def test_every_format_is_well_formed_for_any_label(labels):
+    table = table_with(labels)
+    n_cols, n_rows = len(table.cells.columns), table.cells.height
+
+    markdown = table.to_markdown(note=False).split("\n")
+    assert len(markdown) == n_rows + 2
+    assert all(len(markdown_cells(line)) == n_cols for line in markdown)
+    assert "<" not in table.to_markdown(note=False).replace("<br>", "")
+
+    latex = table.to_latex(note=False)
+    body = latex[latex.index(r"\midrule") + len(r"\midrule"): latex.index(r"\bottomrule")].strip("\n").split("\n")
+    assert len(body) == n_rows and "\n\n" not in latex
+    for line in body:
+        assert line.endswith(r" \\") and len(re.findall(r"(?<!\\)&", line)) == n_cols - 1
+    depth = 0
+    for piece in re.sub(r"\\[{}]", "", latex):
+        depth += (piece == "{") - (piece == "}")
+        assert depth >= 0
+    assert depth == 0
+
+    parser = _Rows()
+    parser.feed(table.to_html(note=False))
+    assert parser.rows == n_rows + 1 and "script" not in parser.tags
+
+    back = pl.read_csv(io.StringIO(table.to_csv()))
+    assert sorted(back[back.columns[0]].to_list()) == sorted(table.cells[table.cells.columns[0]].to_list())

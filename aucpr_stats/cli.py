@@ -33,7 +33,8 @@ from .ingest.checks import NO_ROWS
 from .report import FORMATS, publication_table, text_table
 from .cli_io import (FILE_FORMATS, STDIN, columns_from_args, csv_text,
                      escape_formulas,  # noqa: F401 (escape_formulas: kept importable)
-                     output_format, positive_value, print_warnings, read_input, source_name, write_or_print)
+                     output_format, positive_value, print_warnings, read_input, source_name, write_or_print,
+                     write_output)
 
 __all__ = ["main", "build_parser"]
 
@@ -401,10 +402,10 @@ def main(argv: list[str] | None = None) -> int:
             text = _run(args)
         print_warnings(PROG, caught)
         if not isinstance(text, str):  # a table for a file format (Word)
-            text.to_docx(args.output)
+            write_output(args.output, text.to_docx, args.force)
             print(f"{PROG}: wrote {args.output}", file=sys.stderr)
         else:
-            write_or_print(PROG, text, args.output)
+            write_or_print(PROG, text, args.output, args.force)
     except (ValueError, TypeError, KeyError, NotImplementedError) as exc:
         message = _first_line(exc)
         for python, option in _OPTION_NAMES.items():  # speak in options, not keyword arguments

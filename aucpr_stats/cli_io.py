@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 import polars as pl
@@ -212,10 +214,45 @@ def print_warnings(prog: str, caught: list) -> None:
             print(f"{prog}: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
 
 
-def write_or_print(prog: str, text: str, output: str | None) -> None:
-    """``text`` to the ``--output`` file (saying so on stderr) or to the screen."""
+def write_or_print(prog: str, text: str, output: str | None, force: bool = False) -> None:
+    """``text`` to the ``--output`` file (saying so on stderr, see :func:`write_output`) or to the screen."""
     if output:
-        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        body = text if text.endswith("\n") else text + "\n"
+        write_output(output, lambda path: path.write_text(body, encoding="utf-8"), force)
         print(f"{prog}: wrote {output}", file=sys.stderr)
     else:
         print(text.rstrip("\n"))
+
+
+def write_output(output: str, write: Callable[[Path], None], force: bool) -> None:
+    """Write the ``--output`` file whole or not at all, and never over an existing file without ``force``.
+
+    ``write(path)`` fills a temporary file in the target's directory, which
+    is then put in place in one step: without ``force`` as a new hard link,
+    which fails if anything holds the name (a file written meanwhile by
+    another run, or a symbolic link, dangling or not: its target is never
+    written); with ``force`` by renaming over the name (a symbolic link is
+    replaced, not followed). Where hard links are not supported, an
+    exclusive creation of the name reserves it first.
+    """
+    target = Path(output)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial")
+    os.close(handle)
+    try:
+        write(Path(temporary))
+        if force:
+            os.replace(temporary, target)
+            return
+        try:
+            os.link(temporary, target)
+        except FileExistsError:
+            raise InputError(f"--output file {output!r} exists; pass --force to overwrite it") from None
+        except OSError:  # no hard links here (some network and FAT file systems): reserve the name, then move
+            try:
+                os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)))
+            except FileExistsError:
+                raise InputError(f"--output file {output!r} exists; pass --force to overwrite it") from None
+            os.replace(temporary, target)
+    finally:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)

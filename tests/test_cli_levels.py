@@ -86,3 +86,43 @@ def test_an_unknown_negative_level_is_refused(tmp_path, capsys, cohort):
     path = write(tmp_path, np.where(y, "case", "control"), s)
     assert main([path, "--outcome", "y", "--score", "s", "--positive", "case", "--negative", "ctrl"]) == 2
     assert "--negative ['ctrl'] does not occur in `outcome` column 'y'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- --output: whole, never clobbered
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def test_concurrent_runs_write_one_output_and_refuse_the_others(tmp_path, cohort):
+    import subprocess
+    import sys
+
+    y, s = cohort
+    path = write(tmp_path, y.astype(int), s)
+    out = tmp_path / "table.md"
+    runs = [subprocess.Popen([sys.executable, "-m", "aucpr_stats", path, "--outcome", "y", "--score", "s",
+                              "--format", "markdown", "-o", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(6)]
+    codes = [run.wait(timeout=120) for run in runs]
+    messages = [run.stderr.read() for run in runs]
+    assert codes.count(0) == 1 and codes.count(2) == 5, (codes, messages)
+    assert all("exists; pass --force to overwrite it" in m for m, c in zip(messages, codes) if c == 2)
+    assert out.read_text().startswith("| Positives |")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".table.md.")] == []  # no partial file left
+
+
+def test_output_never_written_through_a_symbolic_link(tmp_path, capsys, cohort):
+    y, s = cohort
+    path = write(tmp_path, y.astype(int), s)
+    elsewhere = tmp_path / "elsewhere.md"
+    link = tmp_path / "table.md"
+    link.symlink_to(elsewhere)  # dangling
+    assert main([path, "--outcome", "y", "--score", "s", "--format", "markdown", "-o", str(link)]) == 2
+    assert "exists; pass --force" in capsys.readouterr().err
+    assert not elsewhere.exists() and link.is_symlink()
+    assert main([path, "--outcome", "y", "--score", "s", "--format", "markdown", "-o", str(link), "--force"]) == 0
+    assert not elsewhere.exists() and not link.is_symlink() and link.read_text().startswith("| Positives |")
+    for command in (["cutoffs"],):
+        again = tmp_path / "cut.md"
+        again.symlink_to(elsewhere)
+        assert main([*command, path, "--outcome", "y", "--score", "s", "--format", "markdown", "-o", str(again)]) == 2
+        assert not elsewhere.exists()

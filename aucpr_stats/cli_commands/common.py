@@ -66,7 +66,7 @@ def run(prog: str, args, work: Callable[[], str]) -> int:
             warnings.simplefilter("always")
             text = work()
         print_warnings(prog, caught)
-        write_or_print(prog, text, args.output)
+        write_or_print(prog, text, args.output, args.force)
     except (ValueError, TypeError, KeyError, pl.exceptions.PolarsError, OSError) as exc:
         return _fail(args, f"{prog}: error: {_first_line(exc)}", 2)
     except Exception as exc:  # anything unforeseen: one line, the traceback only with --debug

@@ -238,23 +238,30 @@ def latex_escape(text: str) -> str:
 #: Runs of line breaks (and the spaces between them), read as one space in a table cell.
 _LINE_BREAKS = re.compile(r"\s*[\r\n\v\f\u2028\u2029\x85]+\s*")
 
-#: What a Markdown cell escapes: the characters that would end the cell, format its text or open HTML.
-_MARKDOWN_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "[": "\\[", "]": "\\]",
-                     "<": "&lt;", ">": "&gt;", "&": "&amp;"}
+#: What a Markdown cell escapes: the characters that would end the cell or format its text.
+_MARKDOWN_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "[": "\\[", "]": "\\]"}
+
+#: A ``<`` that would open an HTML tag, comment or declaration, and an ``&`` that would start an entity.
+_MARKDOWN_HTML = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)")
 
 
 def markdown_escape(text: str) -> str:
     r"""``text`` as one cell of a pipe table that renders as written.
 
     Pipes, backslashes and the characters of emphasis, code and links are
-    backslash-escaped, ``< > &`` become entities (no HTML reaches the page),
-    and line breaks become ``<br>`` (a table row is one line).
+    backslash-escaped; a ``<`` that would open an HTML tag and an ``&`` that
+    would start an entity become ``&lt;`` and ``&amp;`` (no HTML reaches the
+    page; ``<0.001`` stays as it is); line breaks become ``<br>`` (a table
+    row is one line).
 
     Examples
     --------
-    >>> print(markdown_escape("a|b_c <script>\nx"))
-    a\|b\_c &lt;script&gt;<br>x
+    >>> print(markdown_escape("a|b_c <script> <0.001\nx"))
+    a\|b\_c &lt;script> <0.001<br>x
     """
-    lines = re.split(r"\r\n|[\r\n\v\f\u2028\u2029\x85]", text)
-    return "<br>".join("".join(_MARKDOWN_SPECIAL.get(ch, ch) for ch in line) for line in lines)
+    def one_line(line: str) -> str:
+        line = _MARKDOWN_HTML.sub(lambda m: "&lt;" if m.group() == "<" else "&amp;", line)
+        return "".join(_MARKDOWN_SPECIAL.get(ch, ch) for ch in line)
+
+    return "<br>".join(one_line(line) for line in re.split(r"\r\n|[\r\n\v\f\u2028\u2029\x85]", text))
 

@@ -7,10 +7,13 @@ output format, one CSV escape.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import gzip
 import io
 import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -69,6 +72,32 @@ def read_csv_bytes(data: bytes, separator: str) -> pl.LazyFrame:
                        infer_schema_length=None).lazy()
 
 
+#: Bytes decompressed at a time: a gzip file is streamed to disk, never inflated whole in memory.
+_DECOMPRESS_BLOCK = 1 << 20
+
+
+def _decompressed(path: Path, name: str) -> Path:
+    """A gzip file decompressed, block by block, into a temporary file removed when the process exits.
+
+    The scan of the CSV then reads it from disk like any other file, so the
+    memory used does not grow with the decompressed size (a small file that
+    inflates to gigabytes fills the disk, not the memory).
+    """
+    handle, temporary = tempfile.mkstemp(prefix="aucpr_stats_", suffix=".csv")
+    atexit.register(_remove, temporary)
+    try:
+        with gzip.open(path, "rb") as source, os.fdopen(handle, "wb") as target:
+            shutil.copyfileobj(source, target, _DECOMPRESS_BLOCK)
+    except (OSError, EOFError) as exc:
+        raise InputError(f"file {name!r} is not a readable gzip file: {exc}") from None
+    return Path(temporary)
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
 def read_input(name: str) -> pl.LazyFrame:
     if name == STDIN:
         if sys.stdin is None or sys.stdin.isatty():
@@ -86,12 +115,7 @@ def read_input(name: str) -> pl.LazyFrame:
     if separator is None:
         return pl.scan_parquet(path)
     if suffix.endswith(".gz"):
-        try:
-            with gzip.open(path, "rb") as handle:
-                data = handle.read()
-        except (OSError, EOFError) as exc:
-            raise InputError(f"file {name!r} is not a readable gzip file: {exc}") from None
-        return read_csv_bytes(data, separator)
+        path = _decompressed(path, name)
     # the column types are inferred from every row (infer_schema_length=None): a score column whose
     # integers turn into decimals late in the file is read as decimals, not refused at that row.
     # Inferred once, then given as the schema, so no later query reads the whole file to infer it again.

@@ -126,3 +126,23 @@ def test_output_never_written_through_a_symbolic_link(tmp_path, capsys, cohort):
         again.symlink_to(elsewhere)
         assert main([*command, path, "--outcome", "y", "--score", "s", "--format", "markdown", "-o", str(again)]) == 2
         assert not elsewhere.exists()
+
+
+# ---------------------------------------------------------------- compressed input streamed
+def test_a_gzip_file_is_decompressed_to_disk_and_scanned(tmp_path):
+    """A .csv.gz is decompressed block by block into a temporary file that polars scans like any CSV.
+
+    Before, the whole decompressed text was read into memory and parsed there
+    (the query plan was an in-memory frame); now the plan is a scan of a file.
+    """
+    import gzip
+
+    from aucpr_stats.cli_io import read_input
+
+    text = "y,s\n" + "1,0.5\n0,0.25\n" * 5000
+    packed = tmp_path / "data.csv.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    frame = read_input(str(packed))
+    plan = frame.explain()
+    assert plan.startswith("Csv SCAN [") and "aucpr_stats_" in plan
+    assert frame.collect().equals(pl.read_csv(__import__("io").StringIO(text)))

@@ -99,3 +99,22 @@ def run_jobs(function: Callable, jobs: Sequence[tuple], workers: int, *common) -
         futures = [pool.submit(function, *job, *common) for job in jobs]
         results = [future.result() for future in futures]
     return [row for result in results for row in (result if isinstance(result, list) else [result])]
+
+
+def coverage_summary(bounds: np.ndarray, truth: float) -> dict:
+    """Coverage of the intervals ``bounds`` (rows: lower, upper, flagged) around ``truth``, with its companions.
+
+    Over the rows with finite bounds: the share covering ``truth``, the share
+    entirely below it, the mean width; the share flagged small-sample; the
+    coverage of the unflagged rows and their number. None where no row counts.
+    """
+    lo, hi, flag = bounds[:, 0], bounds[:, 1], bounds[:, 2].astype(bool)
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    hit = (lo <= truth) & (truth <= hi)
+    unflagged = ok & ~flag
+    return {"coverage": float(hit[ok].mean()) if ok.any() else None,
+            "below": float((hi[ok] < truth).mean()) if ok.any() else None,
+            "width": float((hi[ok] - lo[ok]).mean()) if ok.any() else None,
+            "flagged": float(flag.mean()),
+            "unflagged": float(hit[unflagged].mean()) if unflagged.any() else None,
+            "unflagged_n": int(unflagged.sum())}

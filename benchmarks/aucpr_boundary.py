@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package, whatever is installed
 sys.path.insert(0, str(HERE))
 
-from _grid import cells, frames, grid_parser, meta, run_jobs, write_results  # noqa: E402
+from _grid import cells, coverage_summary, frames, grid_parser, meta, run_jobs, write_results  # noqa: E402
 
 METHODS = ("logit", "binomial", "wilson")
 TARGETS = (0.75, 0.90, 0.98, 0.995, 0.999)
@@ -116,16 +116,10 @@ def run_family_target(family: str, target: float, n_sims: int, seed: int, raw: s
                 kept[f"{prevalence}|{n_pos}|{e}"] = values
         for e, m in pairs:
             a = np.concatenate(bnd[(e, m)])
-            lo, hi, flag = a[:, 0], a[:, 1], a[:, 2].astype(bool)
-            ok = np.isfinite(lo) & np.isfinite(hi)
-            hit = (lo <= truth) & (truth <= hi)
             key = f"{e}|{m}"
-            row[key] = float(hit[ok].mean()) if ok.any() else None
-            row[f"{key}|below"] = float((hi[ok] < truth).mean()) if ok.any() else None
-            row[f"{key}|width"] = float((hi[ok] - lo[ok]).mean()) if ok.any() else None
-            row[f"{key}|flagged"] = float(flag.mean())
-            row[f"{key}|unflagged"] = float(hit[ok & ~flag].mean()) if (ok & ~flag).any() else None
-            row[f"{key}|unflagged_n"] = int((ok & ~flag).sum())
+            summary = coverage_summary(a, truth)
+            row[key] = summary.pop("coverage")
+            row.update({f"{key}|{name}": value for name, value in summary.items()})
             if raw:
                 kept[f"{prevalence}|{n_pos}|{key}"] = a
         row["seconds"] = round(time.perf_counter() - start, 2)

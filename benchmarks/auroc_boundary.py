@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package, whatever is installed
 sys.path.insert(0, str(HERE))
 
-from _grid import cells, frames, grid_parser, meta, run_jobs, write_results  # noqa: E402
+from _grid import cells, coverage_summary, frames, grid_parser, meta, run_jobs, write_results  # noqa: E402
 
 METHODS = ("delong", "logit", "newcombe", "hanley_mcneil")
 TARGETS = (0.75, 0.90, 0.98, 0.995, 0.999)
@@ -77,16 +77,9 @@ def run_family_target(family: str, target: float, n_sims: int, seed: int) -> lis
         row = {"family": family, "scenario": label, "target": target, "truth": truth, "prevalence": prevalence,
                "n_pos": n_pos, "n_neg": n_neg, "n_sims": n_sims}
         for m in METHODS:
-            a = np.concatenate(parts[m])
-            lo, hi, flag = a[:, 0], a[:, 1], a[:, 2].astype(bool)
-            ok = np.isfinite(lo) & np.isfinite(hi)
-            hit = (lo <= truth) & (truth <= hi)
-            row[m] = float(hit[ok].mean()) if ok.any() else None
-            row[f"{m}_below"] = float((hi[ok] < truth).mean()) if ok.any() else None
-            row[f"{m}_width"] = float((hi[ok] - lo[ok]).mean()) if ok.any() else None
-            row[f"{m}_flagged"] = float(flag.mean())
-            row[f"{m}_unflagged"] = float(hit[ok & ~flag].mean()) if (ok & ~flag).any() else None
-            row[f"{m}_unflagged_n"] = int((ok & ~flag).sum())
+            summary = coverage_summary(np.concatenate(parts[m]), truth)
+            row[m] = summary.pop("coverage")
+            row.update({f"{m}_{name}": value for name, value in summary.items()})
         row["seconds"] = round(time.perf_counter() - start, 2)
         rows.append(row)
     return rows

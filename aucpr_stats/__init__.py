@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 
 from .api import aucpr, auroc
+from .api_calibration import calibration
 from .arrays import aucpr_score, auroc_score
 from .compare import ComparisonResult, HeterogeneityResult, compare
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATORS, ROC_ESTIMATORS
@@ -34,6 +35,7 @@ from .exceptions import (
     OutcomeError,
     SmallSampleWarning,
     BiasedEstimatorWarning,
+    ExtremePredictionWarning,
     TieTableTooLarge,
 )
 from .formula import Formula, FormulaError, parse_formula
@@ -41,7 +43,7 @@ from .ingest import sql_input
 from .ingest.direction import DirectionWarning
 from .ingest.levels import MissingKeyWarning
 from .report import PublicationTable, comparison_table, publication_table
-from .results import AucprResult, AurocResult
+from .results import AucprResult, AurocResult, CalibrationResult
 
 __version__ = "0.1.0"
 
@@ -122,6 +124,8 @@ __all__ = [
     # results
     "AucprResult",
     "AurocResult",
+    "CalibrationResult",
+    "calibration",
     "PrCurveResult",
     "RocCurveResult",
     "BandResult",
@@ -151,6 +155,7 @@ __all__ = [
     # errors and warnings
     "ColumnNotFoundError",
     "DegenerateGroupWarning",
+    "ExtremePredictionWarning",
     "DirectionWarning",
     "MissingKeyWarning",
     "FormulaError",

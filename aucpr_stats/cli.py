@@ -392,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     prints the traceback above it.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in ("cutoffs", "plan"):  # subcommands, each in its own module
+    if argv and argv[0] in cli_commands.SUBCOMMANDS:  # subcommands, each in its own module
         return cli_commands.main(argv)
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -18,7 +18,7 @@ __all__ = [
     "LowEffectiveSampleSizeWarning",
     "SmallSampleWarning",
     "BiasedEstimatorWarning",
-    "TieTableTooLarge",
+    "ExtremePredictionWarning",
 ]
 
 
@@ -92,3 +92,7 @@ class LowEffectiveSampleSizeWarning(UserWarning):
     A few replicates carry most of the weight, so the band's radius rests on
     far fewer replicates than ``n_boot``. Use the default ``p_tilde``.
     """
+
+
+class ExtremePredictionWarning(UserWarning):
+    """Predicted probabilities of exactly 0 or 1: left out of the logit-scale calibration fits (the note says how many)."""

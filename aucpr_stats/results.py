@@ -23,7 +23,7 @@ from .report.publication import publication_table
 from .report.text import text_table
 from .ties import TieTable
 
-__all__ = ["EstimateResult", "AucprResult", "AurocResult"]
+__all__ = ["EstimateResult", "AucprResult", "AurocResult", "CalibrationResult"]
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -362,3 +362,43 @@ class AurocResult(EstimateResult):
 
     metric: ClassVar[str] = "auroc"
     metric_label: ClassVar[str] = "AUROC"
+
+
+@attrs.frozen(eq=False, repr=False)
+class CalibrationResult(EstimateResult):
+    """Calibration statistics of predicted probabilities per group (the ``estimator`` column names the statistic).
+
+    Returned by :func:`aucpr_stats.calibration`: observed/expected,
+    calibration-in-the-large, slope and joint intercept, Brier and scaled
+    Brier, ICI/E50/E90/Emax of a flexible calibration curve, Spiegelhalter's
+    z and p (:data:`aucpr_stats.estimators.registry.CALIBRATION_STATISTICS`).
+    ``.conf_int(method=...)``: ``"wald"`` (default), ``"profile"``,
+    ``"bootstrap"``; ``.heterogeneity()`` tests that a statistic is the same
+    in every subgroup.
+    """
+
+    metric: ClassVar[str] = "calibration"
+    metric_label: ClassVar[str] = "Calibration"
+
+    #: Rows per group with a predicted probability of exactly 0 or 1 (left out of the logit-scale fits).
+    extreme_rows: Any = attrs.field(default=None, kw_only=True)
+    #: Knots of the flexible calibration curve.
+    knots: int = attrs.field(default=4, kw_only=True)
+
+    def estimate_notes(self) -> np.ndarray:
+        """The notes of :meth:`EstimateResult.estimate_notes`, and on the logit-scale statistics of a group holding
+        predictions of exactly 0 or 1, how many were left out of the fit."""
+        notes = super().estimate_notes()
+        if self.extreme_rows is None or not np.any(self.extreme_rows):
+            return notes
+        logit_scale = np.array([name in _LOGIT_SCALE for name in self.estimators])
+        for g in np.flatnonzero(self.extreme_rows > 0):
+            text = (f"{self.extreme_rows[g]:g} row{'s' * bool(self.extreme_rows[g] != 1)} with a prediction of exactly "
+                    "0 or 1 left out of this logit-scale fit (infinite logit)")
+            for e in np.flatnonzero(logit_scale):
+                notes[g, e] = text if notes[g, e] is None else f"{notes[g, e]}; {text}"
+        return notes
+
+
+#: The statistics fitted on the logit of the predictions (rows at 0 or 1 left out).
+_LOGIT_SCALE = ("citl", "slope", "intercept", "ici", "e50", "e90", "emax")

@@ -398,7 +398,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="10x smaller data and 2 repeats")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cases", default="ap_polars,ap_pandas,groups,estimators,bootstrap,auroc,memory,streaming,"
-                                           "defaults,ties,sort,peers,comparisons,startup")
+                                           "defaults,ties,sort,peers,comparisons,startup,calibration")
     parser.add_argument("--busy", action="store_true",
                         help="comparisons: one spinning process per core while ours and the reference run")
     parser.add_argument("--streaming-rows", type=float, default=5e7)
@@ -442,6 +442,10 @@ def main(argv: list[str] | None = None) -> None:
         cases.extend(speed_cases.ties_cases(scale))
     if "sort" in wanted:
         cases.extend(speed_cases.sort_cases(scale))
+    if "calibration" in wanted:
+        import calibration_speed
+
+        cases.extend(calibration_speed.calibration_cases(scale))
     for case in cases:
         # the slow references run fewer times than the fast cases
         case.run(repeats, reference_repeats=min(repeats, 3))

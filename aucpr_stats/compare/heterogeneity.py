@@ -80,11 +80,15 @@ __all__ = [
 #: Variance sources of ``result.heterogeneity(method=...)`` per metric (the first is the default): the
 #: interval methods of ``conf_int`` whose standard error is used (chi-square reference), and for AUCPR the
 #: jackknife of :mod:`.jackknife` (an F reference).
-HETEROGENEITY_METHODS = {"auroc": ("delong", "logit", "bootstrap"), "aucpr": ("jackknife", "logit", "bootstrap")}
+HETEROGENEITY_METHODS = {"auroc": ("delong", "logit", "bootstrap"), "aucpr": ("jackknife", "logit", "bootstrap"),
+                         "calibration": ("wald", "bootstrap")}
 
 #: The scale of the test when ``scale`` is not given, per (metric, method).
 DEFAULT_SCALE = {("auroc", "delong"): "natural", ("auroc", "logit"): "logit", ("auroc", "bootstrap"): "natural",
-                 ("aucpr", "jackknife"): "logit", ("aucpr", "logit"): "logit", ("aucpr", "bootstrap"): "logit"}
+                 ("aucpr", "jackknife"): "logit", ("aucpr", "logit"): "logit", ("aucpr", "bootstrap"): "logit",
+                 # calibration: CITL, slope and intercept are logistic coefficients (natural scale); the Wald
+                 # standard errors of O/E and Brier are on the statistic's own scale too
+                 ("calibration", "wald"): "natural", ("calibration", "bootstrap"): "natural"}
 
 #: The size of the tests was measured by simulation from this many positives per group up
 #: (``docs/heterogeneity.md``); rows with smaller groups say so in their note.

@@ -61,6 +61,9 @@ from ..ties import TieTable
 from . import partial_pr
 from .average_precision import average_precision, average_precision_contributions, average_precision_replicates
 from .binormal import binormal
+from .calibration import (CONSTANT, SEPARATED, brier, calibration_intercept, calibration_slope, citl, oe_ratio,
+                          scaled_brier, spiegelhalter_p, spiegelhalter_z, with_prevalence)
+from .calibration_curve import DEFAULT_KNOTS, FEW_DISTINCT, e50, e90, emax, ici
 from .convex import interpolated_convex
 from .interpolated import interpolated_max, interpolated_mean, interpolated_median
 from .partial import PartialRange, roc_window_area
@@ -81,6 +84,8 @@ __all__ = [
     "DEFAULT_ROC_ESTIMATOR",
     "reduction_for",
     "records",
+    "CALIBRATION_STATISTICS",
+    "calibration_records",
     "TIES",
     "DEFAULT_TIES",
 ]
@@ -138,6 +143,9 @@ class Estimator:
         intervals under-cover on the validation grid whatever the method and
         the sample size (benchmarks/aucpr_boundary_results.md). None when
         they hold.
+    bounds : (float, float)
+        The range the statistic can take; an interval's bounds are truncated
+        to it ((0, 1) for an area; unbounded for a calibration slope).
     """
 
     name: str
@@ -153,6 +161,7 @@ class Estimator:
     window: PartialRange | None = None
     undefined: str | None = None
     coverage_caveat: str | None = None
+    bounds: tuple[float, float] = (0.0, 1.0)
 
     def under(self, ties: str) -> "Estimator":
         """The record to use under ``ties=`` (``"interpolate"`` or ``"published"``)."""
@@ -269,8 +278,66 @@ ROC_ESTIMATORS: dict[str, Estimator] = _registry(
               replicate_kernel=a_prime_replicates),
 )
 
+_UNBOUNDED = (-np.inf, np.inf)
+_NO_CURVE = ("no calibration curve: " + FEW_DISTINCT.format(k="its") + ", or the spline fit did not converge "
+             "(the events and non-events separated along the curve)")
+
+#: Calibration statistics by public name, in display order (:mod:`.calibration`, :mod:`.calibration_curve`).
+CALIBRATION_STATISTICS: dict[str, Estimator] = _registry(
+    Estimator("oe_ratio", "calibration", oe_ratio, bounds=(0.0, np.inf)),
+    Estimator("citl", "calibration", citl, bounds=_UNBOUNDED),
+    Estimator("slope", "calibration", calibration_slope, bounds=_UNBOUNDED,
+              undefined=f"{CONSTANT}; or {SEPARATED}"),
+    Estimator("intercept", "calibration", calibration_intercept, bounds=_UNBOUNDED,
+              undefined=f"no joint intercept: {CONSTANT}; or {SEPARATED}"),
+    Estimator("brier", "calibration", brier),
+    Estimator("scaled_brier", "calibration", scaled_brier, bounds=(-np.inf, 1.0)),
+    Estimator("ici", "calibration", ici, undefined=_NO_CURVE),
+    Estimator("e50", "calibration", e50, undefined=_NO_CURVE),
+    Estimator("e90", "calibration", e90, undefined=_NO_CURVE),
+    Estimator("emax", "calibration", emax, undefined=_NO_CURVE),
+    Estimator("spiegelhalter_z", "calibration", spiegelhalter_z, bounds=_UNBOUNDED,
+              undefined="no Spiegelhalter z: every prediction is 0, 1/2 or 1 (its null variance is 0)"),
+    Estimator("spiegelhalter_p", "calibration", spiegelhalter_p,
+              undefined="no Spiegelhalter z: every prediction is 0, 1/2 or 1 (its null variance is 0)"),
+)
+
 #: Every registry by metric.
-ESTIMATORS: dict[str, dict[str, Estimator]] = {"aucpr": PR_ESTIMATORS, "auroc": ROC_ESTIMATORS}
+ESTIMATORS: dict[str, dict[str, Estimator]] = {"aucpr": PR_ESTIMATORS, "auroc": ROC_ESTIMATORS,
+                                               "calibration": CALIBRATION_STATISTICS}
+
+#: Why Spiegelhalter's z is not given (weights; a stated prevalence).
+_NO_Z = {"weights": "no Spiegelhalter z with weights= (its null variance needs the squared weights)",
+         "prevalence": "no Spiegelhalter z at a stated prevalence (a test of the sample's own predictions)"}
+_CURVE = ("ici", "e50", "e90", "emax")
+
+
+def calibration_records(names: Sequence[str], prevalence: float | None = None, knots: int = DEFAULT_KNOTS,
+                        weighted: bool = False) -> list[Estimator]:
+    """The records of the calibration statistics ``names`` (checked), at a stated prevalence, with ``knots``.
+
+    Spiegelhalter's z and its p-value are NaN with a note under weights or
+    at a stated prevalence; every other statistic takes the prevalence
+    (:mod:`.calibration`), the curve's four their number of knots.
+    """
+    chosen = []
+    for name in names:
+        record = CALIBRATION_STATISTICS[name]
+        if name.startswith("spiegelhalter"):
+            why = _NO_Z["weights"] if weighted else _NO_Z["prevalence"] if prevalence is not None else None
+            if why is not None:
+                record = attrs.evolve(record, function=_undefined, undefined=why)
+        else:
+            function = record.function
+            if name in _CURVE:
+                function = functools.update_wrapper(functools.partial(function, knots=knots), function)
+            record = attrs.evolve(record, function=with_prevalence(function, prevalence))
+        chosen.append(record)
+    return chosen
+
+
+def _undefined(ties: TieTable) -> np.ndarray:
+    return np.full(ties.n_segments, np.nan)
 
 #: The default estimator of each metric. AUCPR: average precision, the one with the best worst-case coverage of
 #: its default (logit) interval from weak to near-perfect scores (91.5% over the whole grid, >= 93% from 20

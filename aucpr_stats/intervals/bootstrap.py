@@ -112,8 +112,13 @@ def replicate_summary(replicates: np.ndarray) -> dict[str, np.ndarray]:
         }
 
 
-def bootstrap_method(request) -> dict:
-    """The ``bootstrap`` method of ``conf_int``: every estimator on the same replicates of every usable group."""
+def bootstrap_method(request, stratified: bool = True) -> dict:
+    """The ``bootstrap`` method of ``conf_int``: every estimator on the same replicates of every usable group.
+
+    ``stratified``: each class resampled within itself (the areas, which
+    condition on the classes), or the rows of a group whatever their class
+    (calibration of a cohort, whose number of events is random).
+    """
     out = {key: request.blank() for key in ("lower", "upper", "se", "n_boot", "boot_mean", "boot_median")}
     out["n_boot"][:] = 0
     if request.usable.size == 0:
@@ -138,7 +143,7 @@ def bootstrap_method(request) -> dict:
             if design is None:
                 part = table if len(batches) == 1 else table.take(batch)
                 replicates = bootstrap_estimates(part, estimators, n_boot, streams=streams.take(batch),
-                                                 chunk_size=options.chunk_size)
+                                                 chunk_size=options.chunk_size, stratified=stratified)
             else:
                 part = design if len(batches) == 1 else design.take(batch)
                 replicates = design_bootstrap_estimates(part, estimators, n_boot, streams.take(batch),

@@ -121,19 +121,22 @@ def at_the_edges(request, method, out: dict) -> dict:
             notes[edge] = np.char.add(np.char.add(head, reason.astype(str)), tail).astype(object)
 
     # an area lies in [0, 1]; a partial area in its attainable range (PartialRange.attainable)
-    ranges = [record.window.attainable() if is_partial(record) else (0.0, 1.0) for record in request.estimators]
+    ranges = [record.window.attainable() if is_partial(record) else record.bounds for record in request.estimators]
     lo, hi = (np.array(bounds, dtype=np.float64)[None, :] for bounds in zip(*ranges))
     lower, upper, truncated = truncate(lower, upper, lo, hi)
     range_notes = np.array([TRUNCATED_NOTE.format(lo=a, hi=b) for a, b in ranges], dtype=object)[None, :]
     notes = join_notes(notes, np.where(truncated, range_notes, None))
 
     # a boundary row holds the score interval: its own minimum applies
-    fallback = INTERVAL_METHODS[result.metric][BOUNDARY_METHOD[result.metric]]
     own = small_sample_mask(method, n_pos) & ~edge
-    other = small_sample_mask(fallback, n_pos) & edge
+    other = np.zeros(shape, dtype=bool)
+    if edge.any():
+        fallback = INTERVAL_METHODS[result.metric][BOUNDARY_METHOD[result.metric]]
+        other = small_sample_mask(fallback, n_pos) & edge
     small = (own | other) & np.isfinite(estimate)
     notes = join_notes(notes, np.where(own & small, small_sample_note(method), None))
-    notes = join_notes(notes, np.where(other & small, small_sample_note(fallback), None))
+    if other.any():
+        notes = join_notes(notes, np.where(other & small, small_sample_note(fallback), None))
     # near an area of 1 some intervals under-cover unless the counts are large (the record's rule)
     near = boundary_mask(method, estimate, n_pos, np.broadcast_to(result.n_neg[:, None], shape))
     near &= ~edge & ~single & ~own & np.isfinite(lower)

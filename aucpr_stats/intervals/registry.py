@@ -21,7 +21,10 @@ import numpy as np
 
 from ..estimators.partial import is_partial
 from ..estimators.partial_variance import partial_auroc_se
+import functools
+
 from .bootstrap import Bootstrap, bootstrap_method, bootstrap_note
+from .calibration import PROFILE_STATISTICS, WALD_STATISTICS, profile_method, profile_note, wald_method, wald_note
 from .boundaries import newcombe_interval, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, wald_interval
 from .cross_validation import CrossValidation, cross_validation_method, cross_validation_note
@@ -283,6 +286,20 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
     },
 }
 
+# Calibration (aucpr_stats.calibration): the statistics of a cohort, whose number of events is random, so the
+# bootstrap resamples rows whatever their class (resample/counts.cohort_chunks) or whole clusters; the
+# minimum numbers of events are those of benchmarks/calibration_coverage_results.md
+INTERVAL_METHODS["calibration"] = {
+    "wald": IntervalMethod("wald", wald_method, min_positives=20, note=wald_note, fallback=False, designs=DESIGNS,
+                           serves=None, needs=f"a statistic with a Wald interval {list(WALD_STATISTICS)}"),
+    "profile": IntervalMethod("profile", profile_method, min_positives=10, note=profile_note, fallback=False,
+                              designs=("rows",), needs=f"a logistic coefficient {list(PROFILE_STATISTICS)}"),
+    "bootstrap": IntervalMethod("bootstrap", functools.partial(bootstrap_method, stratified=False),
+                                min_positives=20, options=Bootstrap, columns=("n_boot", "boot_mean", "boot_median"),
+                                note=bootstrap_note, designs=("rows", "cluster"), location="boot_median",
+                                fallback=False, min_clusters=30),
+}
+
 # AUCPR at a stated prevalence from a case-control sample: the estimate is biased upward and the intervals
 # under-cover when each control stands for many cohort controls. benchmarks/case_control_grid_results.md (the
 # default estimator, 2-20 controls per case, prevalence 0.01-0.1, 50-1,000 cases, 1,000 samples per cell): the
@@ -296,7 +313,7 @@ INTERVAL_METHODS["aucpr"] = {name: attrs.evolve(method, max_control_weight=1.5)
 #: interval: the best worst-case coverage of the closed forms from weak to near-perfect scores (93.2%
 #: in every cell, where DeLong's falls to 66% near AUROC 0.999; benchmarks/auroc_boundary_results.md),
 #: inside [0, 1] by construction, and faster than DeLong's (no placement values).
-DEFAULT_METHOD = {"aucpr": "logit", "auroc": "newcombe"}
+DEFAULT_METHOD = {"aucpr": "logit", "auroc": "newcombe", "calibration": "wald"}
 
 PR_METHODS = tuple(INTERVAL_METHODS["aucpr"])
 
@@ -323,6 +340,8 @@ def default_method(result) -> str:
     cluster-robust variance (AUROC).
     """
     design = design_of(result)
+    if result.metric == "calibration":  # the bootstrap at a stated prevalence (the reweighted controls vary)
+        return "bootstrap" if result.stated_prevalence is not None else "wald"
     if any(is_partial(record) for record in result.estimator_records()):
         return "bootstrap"
     if result.stated_prevalence is not None and result.metric == "aucpr":

@@ -51,6 +51,7 @@ __all__ = [
     "DEFAULT_N_BOOT",
     "ReplicateChunk",
     "replicate_chunks",
+    "cohort_chunks",
     "replicate_producers",
     "bootstrap_estimates",
     "estimates_of_chunks",
@@ -153,6 +154,59 @@ def _range_chunks(ties: TieTable, samplers: tuple, n_boot: int, streams: Streams
         yield _assemble(ties, pieces)
 
 
+class _JointCounts:
+    """The unstratified bootstrap's sampler: ``N`` rows drawn over the cells of both classes together.
+
+    A cohort's bootstrap resamples its ``N`` rows with replacement, whatever
+    their class, so the number of events varies from replicate to replicate
+    (as it does from cohort to cohort): a multinomial over the ``2K`` cells
+    (events and non-events at each of ``K`` scores). The cells are laid out
+    as a table of twice the rows (row ``k``'s events at ``2k``, its
+    non-events at ``2k + 1``) and drawn by the same exact samplers; the
+    events' half is handed out by :meth:`draw_later`, the non-events' by the
+    companion :attr:`second`, in the order :func:`_range_chunks` asks.
+    """
+
+    def __init__(self, ties: TieTable):
+        cells = np.empty(2 * ties.n_rows, dtype=np.result_type(ties.pos, ties.neg))
+        cells[0::2], cells[1::2] = ties.pos, ties.neg
+        layout = TieTable(np.repeat(ties.score, 2), cells, np.zeros_like(cells), 2 * ties.offsets)
+        self.sampler = ClassCounts(layout, cells)
+        self.pending: deque = deque()
+        self.second = _SecondHalf(self.pending)
+
+    def draw_later(self, s: int, rng: np.random.Generator, n_rep: int) -> Callable[[], np.ndarray]:
+        joint = functools.lru_cache(maxsize=1)(self.sampler.draw_later(s, rng, n_rep))
+        self.pending.append(lambda: joint()[:, 1::2])
+        return lambda: joint()[:, 0::2]
+
+
+class _SecondHalf:
+    """The non-events' half of the last joint draw (see :class:`_JointCounts`)."""
+
+    def __init__(self, pending: deque):
+        self.pending = pending
+
+    def draw_later(self, s: int, rng: np.random.Generator, n_rep: int) -> Callable[[], np.ndarray]:
+        return self.pending.popleft()
+
+
+def cohort_chunks(ties: TieTable, n_boot: int, streams: Streams,
+                  chunk_size: int | None = None) -> Iterator[ReplicateChunk]:
+    """Unstratified bootstrap replicates of every segment: its rows resampled whatever their class.
+
+    For statistics of a cohort whose number of events is random (calibration:
+    observed/expected, calibration-in-the-large); the areas condition on the
+    classes and use :func:`replicate_chunks`. A replicate may hold one class
+    only (its statistics are then NaN, and the interval says how many).
+    """
+    if ties.n_segments != len(streams):
+        raise ValueError("one stream per segment is needed")
+    joint = _JointCounts(ties)
+    yield from _range_chunks(ties, (joint, joint.second), n_boot, streams, _block_sizes(ties, n_boot, chunk_size),
+                             range(ties.n_segments))
+
+
 def replicate_producers(ties: TieTable, n_boot: int, streams: Streams, chunk_size: int | None = None,
                         threads: int | None = None) -> list[Iterator[ReplicateChunk]]:
     """The replicates of :func:`replicate_chunks`, split into producers over ranges of consecutive segments.
@@ -212,8 +266,8 @@ def _streams(ties: TieTable, seed: Any, streams: Streams | None) -> Streams:
 
 def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N_BOOT, seed: Any = None, *,
                         streams: Streams | None = None, chunk_size: int | None = None,
-                        threads: int | None = None) -> np.ndarray:
-    """Statistics of stratified bootstrap replicates of every segment.
+                        threads: int | None = None, stratified: bool = True) -> np.ndarray:
+    """Statistics of stratified (or, ``stratified=False``, cohort) bootstrap replicates of every segment.
 
     Parameters
     ----------
@@ -232,6 +286,9 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
         One stream per segment (e.g. keyed by the groups' key values).
     chunk_size : int, optional
         Replicates per draw, see :func:`replicate_chunks`.
+    stratified : bool
+        True: each class resampled within itself (the areas); False: the rows
+        resampled whatever their class (:func:`cohort_chunks`; calibration).
     threads : int, optional
         Threads evaluating the estimators on the replicates while this thread
         draws the next ones (default :func:`~aucpr_stats.resample.threads.worker_threads`:
@@ -251,7 +308,8 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
     >>> bootstrap_estimates(t, average_precision, n_boot=200, seed=1).shape
     (1, 200)
     """
-    chunks = replicate_chunks(ties, n_boot, _streams(ties, seed, streams), chunk_size)
+    chunks = (replicate_chunks if stratified else cohort_chunks)(ties, n_boot, _streams(ties, seed, streams),
+                                                                 chunk_size)
     return estimates_of_chunks(chunks, estimators, ties.n_segments, n_boot, threads)
 
 

@@ -1,0 +1,224 @@
+r"""Intervals of the calibration statistics: Wald (model-based or sandwich) and profile likelihood.
+
+**Wald.** Calibration-in-the-large, the intercept and the slope are
+maximum-likelihood estimates of a logistic model fitted on the tie table
+(:mod:`aucpr_stats.estimators.logistic_fit`). With independent rows their
+standard error is the model-based one, :math:`(X^\top W X)^{-1}` (R's
+``glm``, rms' ``lrm``). With ``weights=`` or ``cluster=`` it is the sandwich
+(Huber 1967; Binder 1983): the linearisation of the estimating equations,
+a unit of weight :math:`w` in tie row :math:`r` contributing
+:math:`w\,[H^{-1} x_r (y - \mu_r)]_j`, squared and summed over rows or over
+clusters (:func:`~.linearisation.design_variance`; R's
+``sandwich::vcovHC``/``vcovCL`` with ``type="HC0"`` times the
+``n/(n-1)`` factors of that module). Observed/expected is linearised on the
+log scale (:math:`\partial \log(O/E)` of an event at :math:`p_r`:
+:math:`1/O - p_r/E`; of a non-event: :math:`-p_r/E`), its interval
+:math:`\exp(\log(O/E) \pm z\,se)`; the Brier score and the scaled Brier by
+the delta method on the same linearisation (the rows random, their number
+of events too). Spiegelhalter's z and the E statistics have no Wald
+interval (the bootstrap gives one for the E statistics).
+
+**Profile likelihood** (Venzon & Moolgavkar 1988): the parameter values
+whose likelihood-ratio statistic, the nuisance parameter maximised out, is
+below the :math:`\chi^2_1` quantile; found by bisection per group, all
+groups at once. It follows the likelihood where it is skewed (few events,
+slopes far from 1), which the Wald interval does not. R's ``confint`` on a
+``glm`` interpolates the same profile on a grid (agreement to about 1e-4).
+Independent rows only (a weighted or clustered likelihood is not a likelihood).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..distributions import expit, normal_quantile
+from ..estimators.calibration import citl_fit, logit_rows, recalibration, sampling_offset
+from ..estimators.logistic_fit import fit_logistic, log_likelihood
+from ..ties import TieTable
+from .linearisation import Gradient, design_variance
+
+__all__ = ["wald_method", "wald_note", "profile_method", "profile_note", "WALD_STATISTICS", "PROFILE_STATISTICS"]
+
+#: The statistics with a Wald interval, and the scale it is formed on.
+WALD_STATISTICS = {"oe_ratio": "log", "citl": "identity", "intercept": "identity", "slope": "identity",
+                   "brier": "identity", "scaled_brier": "identity"}
+#: The statistics with a profile-likelihood interval.
+PROFILE_STATISTICS = ("citl", "intercept", "slope")
+
+_AT_PREVALENCE = ("no Wald interval for this statistic at a stated prevalence (the reweighted controls' "
+                  "variability): use method='bootstrap'")
+
+
+def _base(record) -> str:
+    return record.name
+
+
+# ------------------------------------------------------------------ linearisations
+def _glm_gradient(ties: TieTable, which: str, j: int) -> Gradient:
+    """The linearisation of coefficient ``j`` of the CITL (``which="citl"``) or recalibration fit."""
+    kept, x = logit_rows(ties)
+    if which == "citl":
+        fit = citl_fit(ties)
+        design = np.ones((kept.n_rows, 1))
+        eta = x + np.repeat(fit.coef[:, 0], kept.lengths)
+    else:
+        fit = recalibration(ties)
+        design = np.column_stack([np.ones(kept.n_rows), x])
+        eta = np.einsum("rk,rk->r", design, np.repeat(fit.coef, kept.lengths, axis=0))
+    mu = expit(eta)
+    inverse = np.repeat(fit.covariance(), kept.lengths, axis=0)  # H^-1 per row's segment
+    direction = np.einsum("rk,rk->r", inverse[:, j, :], design)  # [H^-1 x_r]_j
+    usable = (ties.score > 0.0) & (ties.score < 1.0)
+    g_pos = np.where(usable, direction * (1.0 - mu), 0.0)
+    g_neg = np.where(usable, direction * (0.0 - mu), 0.0)
+    estimate = fit.coef[:, j]
+    return Gradient(estimate, g_pos, g_neg)
+
+
+def _sum_gradient(ties: TieTable, name: str) -> Gradient:
+    """The linearisation of O/E (log scale), Brier or the scaled Brier: derivatives of ratios of sums."""
+    p = ties.score
+    per = ties.lengths
+    events, rows = ties.n_pos.astype(np.float64), (ties.n_pos + ties.n_neg).astype(np.float64)
+    if name == "oe_ratio":
+        expected = ties.segment_sum((ties.pos + ties.neg) * p)
+        e = np.repeat(expected, per)
+        return Gradient(np.log(events / expected), np.repeat(1.0 / events, per) - p / e, -p / e)
+    loss = ties.segment_sum(ties.pos * (1.0 - p) ** 2 + ties.neg * p ** 2)
+    b = loss / rows
+    w, bb = np.repeat(rows, per), np.repeat(b, per)
+    d_pos, d_neg = ((1.0 - p) ** 2 - bb) / w, (p ** 2 - bb) / w
+    if name == "brier":
+        return Gradient(b, d_pos, d_neg)
+    ybar = events / rows
+    v = ybar * (1.0 - ybar)
+    yb, vv = np.repeat(ybar, per), np.repeat(v, per)
+    factor = np.repeat(b * (1.0 - 2.0 * ybar) / v ** 2, per)
+    return Gradient(1.0 - b / v, -d_pos / vv + factor * (1.0 - yb) / w, -d_neg / vv + factor * (0.0 - yb) / w)
+
+
+def _standard_errors(request) -> tuple[np.ndarray, np.ndarray]:
+    """(se on the interval's scale, the estimate on that scale) of every group and statistic."""
+    result = request.result
+    se, centre = request.blank(), request.blank()
+    design = result.design.kind
+    stated = result.stated_prevalence
+    for j, record in enumerate(request.estimators):
+        name = _base(record)
+        if name not in WALD_STATISTICS:
+            continue
+        if name in ("citl", "intercept", "slope"):
+            which, k = ("citl", 0) if name == "citl" else ("recalibration", 0 if name == "intercept" else 1)
+            if design == "rows":
+                fit = citl_fit(result.ties) if which == "citl" else recalibration(result.ties)
+                se[:, j] = np.sqrt(fit.covariance()[:, k, k])
+            else:
+                se[:, j] = design_variance(result, _glm_gradient(result.ties, which, k)).se
+            centre[:, j] = result.estimates[:, j]
+        elif stated is None:
+            gradient = _sum_gradient(result.ties, name)
+            se[:, j] = design_variance(result, gradient).se
+            centre[:, j] = gradient.estimate
+    return se, centre
+
+
+def wald_method(request) -> dict:
+    """Wald intervals on each statistic's scale (:data:`WALD_STATISTICS`), mapped back."""
+    with np.errstate(all="ignore"):
+        se, centre = _standard_errors(request)
+        z = float(normal_quantile(0.5 + request.level / 2.0))
+        lower, upper = centre - z * se, centre + z * se
+        out_se = se.copy()
+        for j, record in enumerate(request.estimators):
+            if WALD_STATISTICS.get(_base(record)) == "log":
+                lower[:, j], upper[:, j] = np.exp(lower[:, j]), np.exp(upper[:, j])
+                out_se[:, j] = se[:, j] * request.result.estimates[:, j]  # delta method back to the ratio
+    return {"lower": lower, "upper": upper, "se": out_se}
+
+
+def wald_note(request, computed) -> np.ndarray:
+    notes = np.full(request.shape, None, dtype=object)
+    stated = request.result.stated_prevalence
+    for j, record in enumerate(request.estimators):
+        name = _base(record)
+        if name not in WALD_STATISTICS:
+            notes[:, j] = "no Wald interval for this statistic: use method='bootstrap'"
+        elif stated is not None and name not in ("citl", "intercept", "slope"):
+            notes[:, j] = _AT_PREVALENCE
+    return notes
+
+
+# ------------------------------------------------------------------ profile likelihood
+def _profile_bound(ties: TieTable, name: str, estimate: np.ndarray, se: np.ndarray, side: float,
+                   level: float) -> np.ndarray:
+    """The profile-likelihood bound on one side (``side`` -1 or +1) of every segment's estimate."""
+    kept, x = logit_rows(ties)
+    n_rows, lengths = kept.n_rows, kept.lengths
+    starts = kept.offsets[:-1]
+    pos, neg = kept.pos.astype(np.float64), kept.neg.astype(np.float64)
+    critical = float(normal_quantile(0.5 + level / 2.0)) ** 2  # the chi-square(1) quantile at ``level``
+
+    def profile(value: np.ndarray) -> np.ndarray:
+        """The log-likelihood maximised over the nuisance parameter, the parameter held at ``value``."""
+        held = np.repeat(value, lengths)
+        if name == "citl":
+            return log_likelihood(x + held, pos, neg, starts)
+        if name == "slope":  # the intercept maximised out: offset slope * x
+            design, offset = np.ones((n_rows, 1)), held * x
+        else:  # the intercept held: the slope maximised out
+            design, offset = x[:, None], held
+        fit = fit_logistic(kept, design, offset, np.zeros(1) if name == "slope" else np.ones(1))
+        eta = offset + design[:, 0] * np.repeat(fit.coef[:, 0], lengths)
+        return log_likelihood(eta, pos, neg, starts)
+
+    top = profile(estimate)
+    inside = estimate.copy()
+    step = np.where(np.isfinite(se) & (se > 0), se, 1.0)
+    outside = estimate + side * 2.0 * step
+    for _ in range(60):  # widen until the bound is bracketed
+        far = 2.0 * (top - profile(outside)) < critical
+        if not far.any():
+            break
+        inside = np.where(far, outside, inside)
+        outside = np.where(far, outside + side * 2.0 * step, outside)
+        step = np.where(far, step * 2.0, step)
+    for _ in range(60):  # bisection on the likelihood-ratio statistic
+        middle = 0.5 * (inside + outside)
+        within = 2.0 * (top - profile(middle)) < critical
+        inside, outside = np.where(within, middle, inside), np.where(within, outside, middle)
+    return 0.5 * (inside + outside)
+
+
+def profile_method(request) -> dict:
+    """Profile-likelihood intervals of CITL, the intercept and the slope (NaN for the other statistics)."""
+    result = request.result
+    lower, upper, se = request.blank(), request.blank(), request.blank()
+    usable = request.usable
+    if usable.size == 0:
+        return {"lower": lower, "upper": upper, "se": se}
+    wald_se, _ = _standard_errors(request)
+    ties = request.ties
+    shift = sampling_offset(ties, result.stated_prevalence)
+    for j, record in enumerate(request.estimators):
+        name = _base(record)
+        if name not in PROFILE_STATISTICS:
+            continue
+        estimate = result.estimates[usable, j] - (shift if name != "slope" else 0.0)
+        ok = np.isfinite(estimate)
+        if not ok.any():
+            continue
+        sub = ties if ok.all() else ties.take(np.flatnonzero(ok))
+        with np.errstate(all="ignore"):
+            for side, out in ((-1.0, lower), (1.0, upper)):
+                bound = _profile_bound(sub, name, estimate[ok], wald_se[usable[ok], j], side, request.level)
+                out[usable[ok], j] = bound + (shift[ok] if name != "slope" else 0.0)
+        se[usable[ok], j] = wald_se[usable[ok], j]
+    return {"lower": lower, "upper": upper, "se": se}
+
+
+def profile_note(request, computed) -> np.ndarray:
+    notes = np.full(request.shape, None, dtype=object)
+    for j, record in enumerate(request.estimators):
+        if _base(record) not in PROFILE_STATISTICS:
+            notes[:, j] = "no profile-likelihood interval for this statistic: use method='wald' or 'bootstrap'"
+    return notes

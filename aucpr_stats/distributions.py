@@ -21,6 +21,7 @@ import numpy as np
 __all__ = [
     "normal_cdf",
     "normal_quantile",
+    "chi2_quantile",
     "expit",
     "logit",
     "digamma",
@@ -124,3 +125,10 @@ def poisson_cdf(k, mu):
     from scipy.stats import poisson  # a lazy load: scipy.stats costs about 0.5 s of import time
 
     return poisson.cdf(k, mu)
+
+
+def chi2_quantile(p, df):
+    """Quantile of the chi-square distribution with ``df`` degrees of freedom."""
+    from scipy.special import chdtri  # a lazy load: scipy.special costs about 0.1 s of import time
+
+    return chdtri(df, 1.0 - np.asarray(p, dtype=np.float64))

@@ -17,7 +17,10 @@ from . import _frames
 from .compare.heterogeneity import heterogeneity
 from .exceptions import InputError
 from .grouped import GroupedResult
+from . import _validate
 from .intervals import conf_int_frame
+from .intervals.calibration_band import curve_band
+from .plot.calibration import CalibrationCurve
 from .report.display import direction_phrase, html_display
 from .report.publication import publication_table
 from .report.text import text_table
@@ -385,19 +388,76 @@ class CalibrationResult(EstimateResult):
     #: Knots of the flexible calibration curve.
     knots: int = attrs.field(default=4, kw_only=True)
 
-    def estimate_notes(self) -> np.ndarray:
-        """The notes of :meth:`EstimateResult.estimate_notes`, and on the logit-scale statistics of a group holding
-        predictions of exactly 0 or 1, how many were left out of the fit."""
-        notes = super().estimate_notes()
+    def remarks(self) -> np.ndarray:
+        """(groups, statistics): on the logit-scale statistics of a group holding predictions of exactly 0 or 1,
+        how many were left out of the fit (None elsewhere). Joined to the ``note`` of every frame."""
+        remarks = np.full(self.estimates.shape, None, dtype=object)
         if self.extreme_rows is None or not np.any(self.extreme_rows):
-            return notes
+            return remarks
         logit_scale = np.array([name in _LOGIT_SCALE for name in self.estimators])
         for g in np.flatnonzero(self.extreme_rows > 0):
-            text = (f"{self.extreme_rows[g]:g} row{'s' * bool(self.extreme_rows[g] != 1)} with a prediction of exactly "
-                    "0 or 1 left out of this logit-scale fit (infinite logit)")
-            for e in np.flatnonzero(logit_scale):
-                notes[g, e] = text if notes[g, e] is None else f"{notes[g, e]}; {text}"
-        return notes
+            count = self.extreme_rows[g]
+            remarks[g, logit_scale] = (f"{count:g} row{'s' * bool(count != 1)} with a prediction of exactly 0 or 1 "
+                                       "left out of this logit-scale fit (infinite logit)")
+        return remarks
+
+    def _frame_polars(self) -> pl.DataFrame:
+        frame = super()._frame_polars()
+        return _with_remarks(frame, self.remarks().ravel())
+
+    def conf_int_polars(self, method: str | Sequence[str] | None = None, level: float = 0.95, **options: Any):
+        """:meth:`conf_int` as polars DataFrames, the remarks on predictions of 0 or 1 joined to ``note``."""
+        out = super().conf_int_polars(method=method, level=level, **options)
+        frame = out[0] if isinstance(out, tuple) else out
+        remarks = self.remarks().ravel()
+        per_row = frame.height // max(remarks.size, 1)  # rows are group-major, then statistic, then method
+        frame = _with_remarks(frame, np.repeat(remarks, per_row))
+        return (frame, *out[1:]) if isinstance(out, tuple) else frame
+
+    def curve(self, n_points: int = 101, level: float = 0.95):
+        """The flexible calibration curve of every group on a grid of predicted risks, with its bands.
+
+        The restricted cubic spline logistic fit behind ICI/E50/E90/Emax
+        (``knots=`` of the call), read at ``n_points`` risks from each group's
+        smallest to its largest prediction, with a pointwise and a
+        simultaneous (Scheffé) band at ``level``
+        (:mod:`aucpr_stats.intervals.calibration_band`); ``.plot()`` draws
+        it with the distribution of predicted risks beneath.
+
+        Returns
+        -------
+        CalibrationCurve
+            ``.to_frame()``, ``.plot()``.
+        """
+        n_points = _validate.integer_iv(n_points, "n_points", minimum=2)
+        level = _validate.level_iv(level)
+        design = self.design.kind
+        band = curve_band(self.ties, self.knots, n_points, level, self.stated_prevalence, bands=design == "rows",
+                          weighted=self.weight_sums is not None)
+        groups = np.repeat(np.arange(self.n_groups), n_points)
+        note = None if design == "rows" else ("no band with weights= or cluster=: the inverse information is not "
+                                              "the estimator's variance there")
+        notes = np.array([note] * groups.size, dtype=object)
+        for g, reason in enumerate(self.notes):
+            if reason is not None:
+                notes[groups == g] = reason
+        body = pl.DataFrame({
+            "risk": band.risk.ravel(), "calibrated": band.calibrated.ravel(),
+            "lower": band.pointwise[0].ravel(), "upper": band.pointwise[1].ravel(),
+            "lower_simultaneous": band.simultaneous[0].ravel(), "upper_simultaneous": band.simultaneous[1].ravel(),
+            "level": np.full(groups.size, level), "note": pl.Series(notes.tolist(), dtype=pl.String)})
+        return CalibrationCurve(self.with_keys(body, groups), self)
+
+
+def _with_remarks(frame: pl.DataFrame, remarks: np.ndarray) -> pl.DataFrame:
+    """``frame`` with each row's remark (or None) joined to its ``note`` by "; "."""
+    if not any(r is not None for r in remarks):
+        return frame
+    remark = pl.Series("__remark", remarks.tolist(), dtype=pl.String)
+    joined = (pl.when(pl.col("note").is_null()).then(remark)
+              .when(remark.is_null()).then(pl.col("note"))
+              .otherwise(pl.concat_str([pl.col("note"), pl.lit("; "), remark])))
+    return frame.with_columns(joined.alias("note"))
 
 
 #: The statistics fitted on the logit of the predictions (rows at 0 or 1 left out).

@@ -40,6 +40,15 @@ def main() -> None:
     axes = pr_curve("malignant ~ logistic | size_group", data=cancer).plot(
         facet=True, title="PR curves of the logistic model by lesion size (breast cancer, out of fold)")
     axes[0].figure.savefig(OUT / "pr_curves_facets.png", dpi=110)
+    from aucpr_stats import calibration
+
+    curve = calibration(cancer, "malignant", "logistic", by="size_group", statistic="ici").curve()
+    curve.plot(title="Calibration of the logistic model by lesion size (breast cancer, out of fold)").savefig(
+        OUT / "calibration_curves_by_size.png", dpi=110)
+    axes = forest_plot([auroc(cancer, "malignant", "logistic", by="size_group"),
+                        calibration(cancer, "malignant", "logistic", by="size_group", statistic=["citl", "slope"])],
+                       title="Discrimination and calibration by lesion size")
+    axes[0].figure.savefig(OUT / "forest_discrimination_calibration.png", dpi=110)
     print(f"wrote figures to {OUT}")
 
 

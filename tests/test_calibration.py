@@ -336,3 +336,110 @@ def test_command_line(tmp_path, capsys):
     SIM.with_columns(z=(pl.col("p") / (1 - pl.col("p"))).log()).write_csv(bad)
     assert main(["calibration", str(bad), "--outcome", "y", "--score", "z"]) == 2
     assert "logit or linear predictor" in capsys.readouterr().err
+
+
+def _rcs_design(x: np.ndarray, knots: np.ndarray) -> np.ndarray:
+    """Harrell's restricted cubic spline design written out from the formula (Hmisc's norm=2)."""
+    t, k = knots, len(knots)
+    cols = [np.ones_like(x), x]
+    for j in range(k - 2):
+        term = (np.maximum(x - t[j], 0) ** 3
+                - np.maximum(x - t[k - 2], 0) ** 3 * (t[k - 1] - t[j]) / (t[k - 1] - t[k - 2])
+                + np.maximum(x - t[k - 1], 0) ** 3 * (t[k - 2] - t[j]) / (t[k - 1] - t[k - 2]))
+        cols.append(term / (t[k - 1] - t[0]) ** 2)
+    return np.column_stack(cols)
+
+
+def test_curve_and_bands_against_statsmodels():
+    """The curve and its pointwise band as statsmodels' GLM prediction on the spline design with R's knots;
+    the simultaneous band with Scheffe's critical value."""
+    import statsmodels.api as sm
+    from scipy.stats import chi2, norm
+
+    ref = CASES["sim/p"]["rcs"]["4"]
+    curve = _quiet(SIM, "y", "p").curve(n_points=41).to_polars()
+    risk = curve["risk"].to_numpy()
+    x = np.log(SIM["p"].to_numpy() / (1 - SIM["p"].to_numpy()))
+    knots = np.array(ref["knots"])
+    fit = sm.GLM(SIM["y"].to_numpy(), _rcs_design(x, knots), family=sm.families.Binomial()).fit(tol=1e-13)
+    design = _rcs_design(np.log(risk / (1 - risk)), knots)
+    eta = design @ fit.params
+    se = np.sqrt(np.einsum("gk,kj,gj->g", design, fit.cov_params(), design))
+    expit = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    np.testing.assert_allclose(curve["calibrated"].to_numpy(), expit(eta), rtol=1e-7)
+    np.testing.assert_allclose(curve["lower"].to_numpy(), expit(eta - norm.ppf(0.975) * se), rtol=1e-6)
+    c = np.sqrt(chi2.ppf(0.95, 4))
+    np.testing.assert_allclose(curve["upper_simultaneous"].to_numpy(), expit(eta + c * se), rtol=1e-6)
+    assert risk.min() == SIM["p"].min() and risk.max() == SIM["p"].max()
+    # R's fit read at fixed risks (the grid holds none of them exactly: through the same design)
+    fitted_at = {float(k): v for k, v in ref["fitted_at"].items()}
+    at = np.array(list(fitted_at))
+    np.testing.assert_allclose(expit(_rcs_design(np.log(at / (1 - at)), knots) @ fit.params),
+                               list(fitted_at.values()), rtol=1e-7)
+
+
+def test_curve_plot_has_a_panel_and_a_histogram_per_group():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    curve = _quiet(SIM, "y", "p", by="site", statistic="ici").curve()
+    fig = curve.plot(title="sites")
+    assert len(fig.axes) == 2 * 6
+    assert curve.to_polars().height == 6 * 101
+    weighted = _quiet(SIM, "y", "p", weights="w", statistic="ici").curve().to_polars()
+    assert weighted["lower"].is_nan().all() and "weights" in weighted["note"][0]
+
+
+def test_paired_comparison_against_row_level_oracle():
+    """compare(metric="calibration"): the difference's variance is the rows' paired linearisation, from scratch."""
+    from aucpr_stats import compare
+
+    rng = np.random.default_rng(11)
+    n = 800
+    z = rng.normal(size=n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(-1 + z)))).astype(int)
+    a = 1 / (1 + np.exp(-(-1.2 + 1.3 * z + rng.normal(scale=0.3, size=n))))
+    b = 1 / (1 + np.exp(-(-0.7 + 0.8 * z)))
+    frame = pl.DataFrame({"y": y, "a": a, "b": b})
+    result = compare(frame, "y", ["a", "b"], metric="calibration", estimator=["citl", "slope", "brier"])
+    rows = {r["estimator"]: r for r in result.to_polars().iter_rows(named=True)}
+
+    def terms(p):
+        x = np.log(p / (1 - p))
+        out = {}
+        mu = 1 / (1 + np.exp(-(x + _oracle_rows(p, y.astype(float))["citl"])))
+        out["citl"] = (y - mu) / np.sum(mu * (1 - mu))
+        fit = _oracle_rows(p, y.astype(float))
+        X = np.column_stack([np.ones(n), x])
+        mu = 1 / (1 + np.exp(-(X @ [fit["intercept"], fit["slope"]])))
+        out["slope"] = ((X * (y - mu)[:, None]) @ np.linalg.inv((X * (mu * (1 - mu))[:, None]).T @ X))[:, 1]
+        brier = np.mean((y - p) ** 2)
+        out["brier"] = ((y - p) ** 2 - brier) / n
+        return out
+
+    ta, tb = terms(a), terms(b)
+    for name in ("citl", "slope", "brier"):
+        se = np.sqrt(n / (n - 1) * np.sum((ta[name] - tb[name]) ** 2))
+        assert rows[name]["se"] == pytest.approx(se, rel=1e-4), name
+    assert result.method == "wald"
+    with pytest.raises(InputError, match="does not take"):
+        compare(frame, "y", ["a", "b"], metric="calibration", cluster="y")
+
+
+def test_forest_plot_draws_a_panel_per_statistic_with_its_perfect_value():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from aucpr_stats import auroc
+    from aucpr_stats.plot import forest_plot
+
+    area = auroc(SIM, "y", "p", by="site")
+    calib = _quiet(SIM, "y", "p", by="site", statistic=["oe_ratio", "slope"])
+    axes = forest_plot([area, calib])
+    assert [a.get_xlabel().split(" (")[0] for a in axes] == ["AUROC", "Observed/expected", "Calibration slope"]
+    lines = [line.get_xdata()[0] for line in axes[2].get_lines() if line.get_linestyle() == "--"]
+    assert lines == [1.0]
+    # the slope panel's rows are the sites' slopes, in order
+    slopes = calib.to_polars().filter(pl.col("estimator") == "slope")["estimate"].to_numpy()
+    marks = [line for line in axes[2].get_lines() if line.get_marker() == "s"][0]
+    np.testing.assert_allclose(np.sort(marks.get_xdata()), np.sort(slopes))

@@ -223,7 +223,11 @@ def test_every_method_has_a_minimum_and_the_fallbacks_are_registered():
         for name, record in methods.items():
             assert record.min_positives >= 2, (metric, name)  # no interval is formed below 2 positives anyway
             # a minimum of clusters only where a coverage study measured one (cluster_count_coverage.py)
-            assert record.min_clusters is None or (metric, name) in {("auroc", "obuchowski"), ("aucpr", "bootstrap")}
+            assert record.min_clusters is None or (metric, name) in {("auroc", "obuchowski"), ("aucpr", "bootstrap"),
+                                                                         ("calibration", "bootstrap")}
+        if metric == "calibration":  # statistics with no bounded score interval: nothing falls back
+            assert metric not in BOUNDARY_METHOD and not any(m.fallback for m in methods.values())
+            continue
         assert BOUNDARY_METHOD[metric] in methods and not methods[BOUNDARY_METHOD[metric]].fallback
 
 

@@ -111,7 +111,8 @@ def test_every_option_is_documented_and_defaulted_on_its_spec():
 def test_records_say_which_methods_are_random():
     random = {(metric, name) for metric, methods in INTERVAL_METHODS.items() for name, m in methods.items()
               if m.random}
-    assert random == {("aucpr", "bootstrap"), ("aucpr", "cross_validation"), ("auroc", "bootstrap")}
+    assert random == {("aucpr", "bootstrap"), ("aucpr", "cross_validation"), ("auroc", "bootstrap"),
+                      ("calibration", "bootstrap")}
 
 
 def test_fold_estimates_takes_rng(result):

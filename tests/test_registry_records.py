@@ -17,7 +17,9 @@ import pytest
 
 duckdb = pytest.importorskip("duckdb")
 
-from aucpr_stats import aucpr, auroc, compare
+import functools
+
+from aucpr_stats import aucpr, auroc, calibration, compare
 from aucpr_stats.estimators import ESTIMATORS, PR_ESTIMATORS, TIES
 from aucpr_stats.estimators.partial import partial_iv
 from aucpr_stats.estimators.registry import records
@@ -33,6 +35,10 @@ def _quiet(call):
         return call()
 
 
+def _statistic(verb, *args, estimator, **kwargs):
+    return verb(*args, statistic=estimator, **kwargs)
+
+
 @pytest.fixture(scope="module")
 def frame() -> pl.DataFrame:
     return cohort().select("y", "s", "site")
@@ -46,9 +52,11 @@ def engine(frame):
 @pytest.mark.parametrize("ties", TIES)
 @pytest.mark.parametrize("metric, name", [(m, n) for m, registry in ESTIMATORS.items() for n in registry])
 def test_summable_is_what_an_engine_sums(engine, frame, metric, name, ties):
-    verb = aucpr if metric == "aucpr" else auroc
+    verb = {"aucpr": aucpr, "auroc": auroc, "calibration": calibration}[metric]
     record = ESTIMATORS[metric][name].under(ties)
     options = {"ties": ties} if metric == "aucpr" else {}
+    if metric == "calibration":  # its statistics are named by `statistic=`
+        verb = functools.partial(_statistic, calibration)
     if record.summable:
         got = _quiet(lambda: verb(engine, "y", "s", by="site", estimator=name, **options))
         want = _quiet(lambda: verb(frame, "y", "s", by="site", estimator=name, **options))

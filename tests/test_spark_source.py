@@ -135,3 +135,20 @@ def test_spark_frames_of_one_session_from_threads(spark):
     expected = [analysis(frame(k)) for k in range(8)]
     with ThreadPoolExecutor(8) as pool:
         assert list(pool.map(analysis, inputs)) == expected
+
+
+def test_calibration_equals_the_in_memory_path(spark):
+    """calibration() on a Spark DataFrame: the cells collected, the same statistics and intervals."""
+    import warnings
+
+    from aucpr_stats import calibration
+
+    frame = pl.read_csv("tests/reference/calibration_data.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        local = calibration(frame, "y", "p_tied", by="site").conf_int_polars(method="wald")
+        remote = calibration(spark_frame(spark, frame), "y", "p_tied", by="site").conf_int_polars(method="wald")
+    remote = remote.sort("site", maintain_order=True)
+    local = local.sort("site", maintain_order=True)
+    for column in ("estimate", "lower", "upper", "se"):
+        np.testing.assert_allclose(remote[column].to_numpy(), local[column].to_numpy(), rtol=1e-12, equal_nan=True)

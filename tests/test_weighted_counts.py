@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 from aucpr_stats.estimators import ESTIMATORS
-from aucpr_stats.estimators.registry import records
+from aucpr_stats.estimators.registry import calibration_records, records
 from aucpr_stats.tables import tie_table_from_rows
 from aucpr_stats.ties import TieTable
 
 # read the weights as frequencies (n - 1 denominators, expectations over row orders): not scale-invariant
-FREQUENCY_ONLY = {"binormal", "expected_average_precision"}
+# Spiegelhalter's z grows with the number of rows (a test statistic, not an estimate)
+FREQUENCY_ONLY = {"binormal", "expected_average_precision", "spiegelhalter_z", "spiegelhalter_p"}
 
 
 def _rows(rng, n):
@@ -36,8 +37,11 @@ def _weighted_table(score, y, w):
     return TieTable(-values, pos, neg, [0, values.size])
 
 
-def _all_records(ties="interpolate"):
-    return [rec for metric in ESTIMATORS for rec in records(metric, list(ESTIMATORS[metric]), ties)]
+def _all_records(ties="interpolate", weighted=False):
+    """Every record; calibration's as `calibration(weights=...)` builds them when ``weighted`` (weighted quantiles)."""
+    return [rec for metric in ESTIMATORS
+            for rec in (calibration_records(list(ESTIMATORS[metric]), weighted=weighted) if metric == "calibration"
+                        else records(metric, list(ESTIMATORS[metric]), ties))]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -48,8 +52,13 @@ def test_integer_weights_equal_replicated_rows_for_every_estimator(seed):
     weighted = _weighted_table(score, y, w.astype(float))
     assert weighted.pos.dtype == np.float64
     replicated = tie_table_from_rows(np.zeros(w.sum(), dtype=np.int64), np.repeat(score, w), np.repeat(y, w), 1)
+    # calibration reads the scores as probabilities: the same rows with scores mapped into (0, 1)
+    risk = (score + 0.5) / 6.5
+    weighted_risk = _weighted_table(risk, y, w.astype(float))
+    replicated_risk = tie_table_from_rows(np.zeros(w.sum(), dtype=np.int64), np.repeat(risk, w), np.repeat(y, w), 1)
     for rec in _all_records():
-        np.testing.assert_allclose(rec(weighted), rec(replicated), rtol=1e-12, atol=1e-14, err_msg=rec.name)
+        a, b = (weighted_risk, replicated_risk) if rec.metric == "calibration" else (weighted, replicated)
+        np.testing.assert_allclose(rec(a), rec(b), rtol=1e-9, atol=1e-12, err_msg=rec.name)
 
 
 @settings(max_examples=60, deadline=None)
@@ -59,10 +68,13 @@ def test_rescaled_weights_change_no_scale_free_estimator(seed, scale):
     score, y = _rows(rng, 20)
     w = rng.uniform(0.2, 3.0, score.size)
     base, scaled = _weighted_table(score, y, w), _weighted_table(score, y, w * scale)
-    for rec in _all_records():
+    risk = (score + 0.5) / 6.5
+    base_risk, scaled_risk = _weighted_table(risk, y, w), _weighted_table(risk, y, w * scale)
+    for rec in _all_records(weighted=True):
         if rec.name in FREQUENCY_ONLY:
             continue
-        np.testing.assert_allclose(rec(scaled), rec(base), rtol=1e-10, err_msg=rec.name)
+        a, b = (scaled_risk, base_risk) if rec.metric == "calibration" else (scaled, base)
+        np.testing.assert_allclose(rec(a), rec(b), rtol=1e-8, atol=1e-12, err_msg=rec.name)
 
 
 @pytest.mark.parametrize("seed", range(8))

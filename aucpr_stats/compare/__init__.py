@@ -26,6 +26,7 @@ from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
 from ..front_door import open_data
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
+from .calibration import compare_calibration
 from .clustered import compare_paired_clustered
 from .paired import compare_paired, delong_paired, score_pairs
 from .heterogeneity import HeterogeneityResult, heterogeneity
@@ -270,6 +271,18 @@ def compare(
                              f"score={score!r} and scores={scores!r}")
         score = scores
     scores = score
+    if metric == "calibration":  # a paired Wald comparison of the statistics (compare/calibration.py)
+        given = {name: value for name, value in (("between", between), ("cluster", cluster), ("weights", weights),
+                                                 ("prevalence", prevalence), ("specificity", specificity),
+                                                 ("sensitivity", sensitivity), ("recall", recall),
+                                                 ("adjust", adjust)) if value is not None}
+        if given or method not in (None, "wald"):
+            refused = sorted(given) + ([f"method={method!r}"] if method not in (None, "wald") else [])
+            raise InputError(f"compare(metric='calibration') is the paired Wald comparison of independent rows; "
+                             f"it does not take {refused} yet")
+        return compare_calibration(data_or_formula, data, outcome, scores, by, statistic=estimator,
+                                   reference=reference, level=level, positive=positive, missing=missing,
+                                   negative=negative, unused_levels=unused_levels)
     requested_method = method
     for name, value in (("specificity", specificity), ("sensitivity", sensitivity), ("recall", recall),
                         ("prevalence", prevalence)):

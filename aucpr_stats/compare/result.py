@@ -38,7 +38,7 @@ class ComparisonResult:
         constructor takes it as ``table=``); ``.to_polars()`` returns it and
         ``.table()`` is its publication table.
     frame_kind : {"pandas", "polars"}
-    metric : {"auroc", "aucpr"}
+    metric : {"auroc", "aucpr", "calibration"}
     method : {"delong", "bootstrap"}
     level : float
     paired : bool
@@ -117,8 +117,9 @@ class ComparisonResult:
         return self._single("p_value")
 
     def _title(self) -> str:
-        label = {"auroc": "AUROC", "aucpr": "AUCPR"}[self.metric]
-        how = {"delong": "DeLong test", "bootstrap": f"stratified bootstrap, {self.n_boot} replicates"}[self.method]
+        label = {"auroc": "AUROC", "aucpr": "AUCPR", "calibration": "calibration"}[self.metric]
+        how = {"delong": "DeLong test", "bootstrap": f"stratified bootstrap, {self.n_boot} replicates",
+               "wald": "Wald test, paired linearisation"}[self.method]
         kind = "Paired" if self.paired else "Unpaired"
         what = f"scores {', '.join(self.scores)}" if self.paired else (
             f"levels of {self.between} for {', '.join(self.scores)}")

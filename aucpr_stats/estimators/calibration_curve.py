@@ -52,11 +52,15 @@ FEW_DISTINCT = "too few distinct predictions for a flexible calibration curve wi
 
 
 def segment_quantile(values: np.ndarray, counts: np.ndarray, ties: TieTable, q: float,
-                     ascending_order: np.ndarray | None = None) -> np.ndarray:
-    """The type-7 quantile ``q`` of ``values`` (one per row, each counted ``counts`` times) in every segment.
+                     ascending_order: np.ndarray | None = None, weighted: bool = False) -> np.ndarray:
+    """The quantile ``q`` of ``values`` (one per row, each counted ``counts`` times) in every segment.
 
-    ``ascending_order``: the row indices that sort ``values`` ascending
-    within each segment (segments in order); computed when omitted.
+    Counts of rows: R's default (type 7), interpolating between order
+    statistics. Weights (``weighted=True``): the smallest value whose
+    cumulative share of the weight reaches ``q`` (the weighted inverse
+    distribution function), which does not change when every weight is
+    multiplied by one factor. ``ascending_order``: the row indices that sort
+    ``values`` ascending within each segment; computed when omitted.
     """
     ids = ties.segment_ids()
     order = np.lexsort((values, ids)) if ascending_order is None else ascending_order
@@ -64,9 +68,16 @@ def segment_quantile(values: np.ndarray, counts: np.ndarray, ties: TieTable, q: 
     running = np.cumsum(c)
     total = ties.segment_sum(counts.astype(np.float64))
     base = np.concatenate([[0.0], running])[ties.offsets[:-1]]
+    out = np.full(ties.n_segments, np.nan)
+    if weighted:
+        ok = total > 0.0
+        if ok.any():  # the first counted row whose running share reaches q (q = 0: the smallest counted value)
+            target = base[ok] + np.maximum(q * total[ok], np.finfo(np.float64).tiny)
+            at = np.searchsorted(running, target * (1.0 - 1e-12), side="left")
+            out[ok] = v[np.minimum(at, v.size - 1)]
+        return out
     h = (total - 1.0) * q
     low = np.floor(h)
-    out = np.full(ties.n_segments, np.nan)
     ok = total >= 1.0
     if not ok.any():
         return out
@@ -81,14 +92,17 @@ def segment_quantile(values: np.ndarray, counts: np.ndarray, ties: TieTable, q: 
     return out
 
 
-def knots_of(ties: TieTable, x: np.ndarray, k: int) -> np.ndarray:
-    """(segments, k) knots at Harrell's quantiles of the logits ``x`` over each segment's counted rows."""
+def knots_of(ties: TieTable, x: np.ndarray, k: int, weighted: bool = False) -> np.ndarray:
+    """(segments, k) knots at Harrell's quantiles of the logits ``x`` over each segment's counted rows.
+
+    With weights the weighted quantiles, and no small-sample rule (it counts rows).
+    """
     counts = (ties.pos + ties.neg).astype(np.float64)
     ids = ties.segment_ids()
     order = np.lexsort((x, ids))
-    knots = np.column_stack([segment_quantile(x, counts, ties, q, order) for q in KNOT_QUANTILES[k]])
+    knots = np.column_stack([segment_quantile(x, counts, ties, q, order, weighted) for q in KNOT_QUANTILES[k]])
     total = ties.segment_sum(counts)
-    small = total < 100  # Hmisc: the outer knots at the 5th smallest and 5th largest values
+    small = (total < 100) & (not weighted)  # Hmisc: the outer knots at the 5th smallest and 5th largest values
     if small.any():
         knots[small, 0] = _kth(x, counts, ties, order, 4.0)[small]
         knots[small, -1] = _kth(x, counts, ties, order, total - 5.0)[small]
@@ -124,7 +138,8 @@ def spline_basis(x: np.ndarray, knots: np.ndarray) -> np.ndarray:
     return np.column_stack(terms) if terms else np.zeros((x.size, 0))
 
 
-def calibration_curve(ties: TieTable, k: int = DEFAULT_KNOTS) -> tuple[LogisticFit, np.ndarray, np.ndarray]:
+def calibration_curve(ties: TieTable, k: int = DEFAULT_KNOTS,
+                      weighted: bool = False) -> tuple[LogisticFit, np.ndarray, np.ndarray]:
     """The spline fit of every segment, its knots (segments, k), and the fitted logit at every tie row.
 
     NaN where a segment has fewer than ``k`` distinct knots or the fit does
@@ -132,7 +147,7 @@ def calibration_curve(ties: TieTable, k: int = DEFAULT_KNOTS) -> tuple[LogisticF
     """
     def compute():
         kept, x = logit_rows(ties)
-        knots = knots_of(kept, x, k)
+        knots = knots_of(kept, x, k, weighted)
         ok = (kept.n_pos > 0) & (kept.n_neg > 0) & np.all(np.diff(knots, axis=1) > 0, axis=1)
         per_row = np.repeat(np.where(ok[:, None], knots, np.linspace(-1.0, 1.0, k)[None, :]), kept.lengths, axis=0)
         design = np.column_stack([np.ones(kept.n_rows), x, spline_basis(x, per_row)])
@@ -148,17 +163,17 @@ def calibration_curve(ties: TieTable, k: int = DEFAULT_KNOTS) -> tuple[LogisticF
         coef[~converged] = np.nan
         fitted = np.einsum("rk,rk->r", design, np.repeat(coef, kept.lengths, axis=0))
         return LogisticFit(coef, information, converged), knots, fitted
-    return cached(ties, f"curve{k}", compute)
+    return cached(ties, f"curve{k}{'w' * weighted}", compute)
 
 
-def curve_at(ties: TieTable, k: int, prevalence: float | None = None) -> np.ndarray:
+def curve_at(ties: TieTable, k: int, prevalence: float | None = None, weighted: bool = False) -> np.ndarray:
     """The calibrated probability :math:`\\hat c(p)` at every tie row (shifted to a stated prevalence)."""
-    _, _, fitted = calibration_curve(ties, k)
+    _, _, fitted = calibration_curve(ties, k, weighted)
     shift = np.repeat(sampling_offset(ties, prevalence), ties.lengths)
     return expit(fitted + shift)
 
 
-def _errors(ties: TieTable, k: int, prevalence: float | None) -> tuple[np.ndarray, np.ndarray]:
+def _errors(ties: TieTable, k: int, prevalence: float | None, weighted: bool) -> tuple[np.ndarray, np.ndarray]:
     """:math:`|\\hat c(p) - p|` at every row, and its count (0 at p of 0 or 1; non-events reweighted at a prevalence)."""
     p = ties.score
     usable = (p > 0.0) & (p < 1.0)
@@ -166,12 +181,12 @@ def _errors(ties: TieTable, k: int, prevalence: float | None) -> tuple[np.ndarra
     if prevalence is not None:
         neg = neg * np.repeat(negative_weight(ties, prevalence), ties.lengths)
     counts = np.where(usable, ties.pos + neg, 0.0)
-    return np.abs(curve_at(ties, k, prevalence) - p), counts
+    return np.abs(curve_at(ties, k, prevalence, weighted) - p), counts
 
 
-def _summary(ties: TieTable, k: int, prevalence: float | None, q: float | None) -> np.ndarray:
-    fit, _, _ = calibration_curve(ties, k)
-    d, counts = _errors(ties, k, prevalence)
+def _summary(ties: TieTable, k: int, prevalence: float | None, q: float | None, weighted: bool) -> np.ndarray:
+    fit, _, _ = calibration_curve(ties, k, weighted)
+    d, counts = _errors(ties, k, prevalence, weighted)
     d = np.where(np.isfinite(d), d, 0.0)
     if q is None:
         value = ties.segment_sum(counts * d) / ties.segment_sum(counts)
@@ -180,25 +195,29 @@ def _summary(ties: TieTable, k: int, prevalence: float | None, q: float | None) 
         counted = counts > 0
         np.maximum.at(value, ties.segment_ids()[counted], d[counted])
     else:
-        value = segment_quantile(d, counts, ties, q)
+        value = segment_quantile(d, counts, ties, q, weighted=weighted)
     return np.where(fit.converged, value, np.nan)
 
 
-def ici(ties: TieTable, prevalence: float | None = None, knots: int = DEFAULT_KNOTS) -> np.ndarray:
+def ici(ties: TieTable, prevalence: float | None = None, knots: int = DEFAULT_KNOTS,
+        weighted: bool = False) -> np.ndarray:
     """The integrated calibration index: the mean of :math:`|\\hat c(p) - p|` over the rows."""
-    return _summary(ties, knots, prevalence, None)
+    return _summary(ties, knots, prevalence, None, weighted)
 
 
-def e50(ties: TieTable, prevalence: float | None = None, knots: int = DEFAULT_KNOTS) -> np.ndarray:
+def e50(ties: TieTable, prevalence: float | None = None, knots: int = DEFAULT_KNOTS,
+        weighted: bool = False) -> np.ndarray:
     """The median of :math:`|\\hat c(p) - p|` over the rows."""
-    return _summary(ties, knots, prevalence, 0.5)
+    return _summary(ties, knots, prevalence, 0.5, weighted)
 
 
-def e90(ties: TieTable, prevalence: float | None = None, knots: int = DEFAULT_KNOTS) -> np.ndarray:
+def e90(ties: TieTable, prevalence: float | None = None, knots: int = DEFAULT_KNOTS,
+        weighted: bool = False) -> np.ndarray:
     """The 90th percentile of :math:`|\\hat c(p) - p|` over the rows."""
-    return _summary(ties, knots, prevalence, 0.9)
+    return _summary(ties, knots, prevalence, 0.9, weighted)
 
 
-def emax(ties: TieTable, prevalence: float | None = None, knots: int = DEFAULT_KNOTS) -> np.ndarray:
+def emax(ties: TieTable, prevalence: float | None = None, knots: int = DEFAULT_KNOTS,
+        weighted: bool = False) -> np.ndarray:
     """The largest :math:`|\\hat c(p) - p|` over the rows."""
-    return _summary(ties, knots, prevalence, 1.0)
+    return _summary(ties, knots, prevalence, 1.0, weighted)

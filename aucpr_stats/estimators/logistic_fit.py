@@ -16,10 +16,12 @@ reaches its maximum in a few iterations from a start at perfect calibration.
 Every sum is a segment sum (``np.add.reduceat``), so 10^5 groups cost one
 pass per iteration, and a segment's fit does not depend on the others.
 
-The fit stops when every step is below ``1e-10`` (relative) or after
+A segment's fit stops when its Newton decrement per unit of weight,
+:math:`g^\top H^{-1} g / W`, is below ``1e-20`` (a step of about 1e-10 in the
+coefficients; the same for any scaling of the weights), or after
 ``max_iter`` iterations; a segment that has not converged by then (a
-quasi-separated spline fit) is reported as such, never returned as an
-estimate. Separation of the calibration slope is detected exactly beforehand
+quasi-separated spline fit, whose likelihood rises without end) is reported
+as such, never returned as an estimate. Separation of the calibration slope is detected exactly beforehand
 (:func:`separated`).
 """
 
@@ -106,11 +108,18 @@ def fit_logistic(ties: TieTable, design: np.ndarray, offset: np.ndarray, start: 
 
     eta = eta_of(coef)
     current = log_likelihood(eta, pos, neg, starts)
+    weight = _segment_sums(total, starts)
     for _ in range(max_iter):
         mu = expit(eta)
         information = _segment_sums(outer * (total * mu * (1.0 - mu))[:, None, None], starts)
         gradient = _segment_sums(design * (pos - total * mu)[:, None], starts)
         step = np.einsum("skj,sj->sk", np.linalg.pinv(information), gradient)
+        # the Newton decrement per unit of weight: scale-free, and ~ |step|^2 times the variance of the design
+        decrement = np.einsum("sk,sk->s", step, gradient) / weight
+        done = ~(decrement > _TOLERANCE ** 2)  # NaN (a broken fit) stops too, and is not converged below
+        active &= ~done
+        if not active.any():
+            break
         step[~active] = 0.0
         # step halving: a step that lowers a segment's likelihood is halved (at most 30 times)
         trial = coef + step
@@ -125,13 +134,9 @@ def fit_logistic(ties: TieTable, design: np.ndarray, offset: np.ndarray, start: 
             trial_eta = eta_of(trial)
             value = log_likelihood(trial_eta, pos, neg, starts)
         coef, eta, current = trial, trial_eta, value
-        small = np.max(np.abs(step), axis=1) <= _TOLERANCE * (1.0 + np.max(np.abs(coef), axis=1))
-        active &= ~small
-        if not active.any():
-            break
     mu = expit(eta)
     information = _segment_sums(outer * (total * mu * (1.0 - mu))[:, None, None], starts)
-    converged = ~active & np.all(np.isfinite(coef), axis=1)
+    converged = ~active & np.all(np.isfinite(coef), axis=1) & np.isfinite(current)
     return LogisticFit(coef, information, converged)
 
 

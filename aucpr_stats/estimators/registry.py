@@ -330,7 +330,8 @@ def calibration_records(names: Sequence[str], prevalence: float | None = None, k
         else:
             function = record.function
             if name in _CURVE:
-                function = functools.update_wrapper(functools.partial(function, knots=knots), function)
+                function = functools.update_wrapper(functools.partial(function, knots=knots, weighted=weighted),
+                                                    function)
             record = attrs.evolve(record, function=with_prevalence(function, prevalence))
         chosen.append(record)
     return chosen

@@ -37,7 +37,8 @@ from ..estimators.logistic_fit import fit_logistic, log_likelihood
 from ..ties import TieTable
 from .linearisation import Gradient, design_variance
 
-__all__ = ["wald_method", "wald_note", "profile_method", "profile_note", "WALD_STATISTICS", "PROFILE_STATISTICS"]
+__all__ = ["wald_method", "wald_note", "profile_method", "profile_note", "WALD_STATISTICS", "PROFILE_STATISTICS",
+           "statistic_gradient"]
 
 #: The statistics with a Wald interval, and the scale it is formed on.
 WALD_STATISTICS = {"oe_ratio": "log", "citl": "identity", "intercept": "identity", "slope": "identity",
@@ -95,6 +96,25 @@ def _sum_gradient(ties: TieTable, name: str) -> Gradient:
     yb, vv = np.repeat(ybar, per), np.repeat(v, per)
     factor = np.repeat(b * (1.0 - 2.0 * ybar) / v ** 2, per)
     return Gradient(1.0 - b / v, -d_pos / vv + factor * (1.0 - yb) / w, -d_neg / vv + factor * (0.0 - yb) / w)
+
+
+def statistic_gradient(ties: TieTable, name: str) -> Gradient:
+    """The linearisation of statistic ``name`` (one of :data:`WALD_STATISTICS`) on its natural scale.
+
+    A unit of weight ``w`` in tie row ``r`` contributes ``w * pos[r]`` (an
+    event) or ``w * neg[r]`` (a non-event); O/E's log-scale terms are
+    multiplied by the ratio (the delta method). Paired comparisons take
+    these per row (:mod:`aucpr_stats.compare.calibration`).
+    """
+    if name in ("citl", "intercept", "slope"):
+        which, k = ("citl", 0) if name == "citl" else ("recalibration", 0 if name == "intercept" else 1)
+        return _glm_gradient(ties, which, k)
+    gradient = _sum_gradient(ties, name)
+    if name != "oe_ratio":
+        return gradient
+    ratio = np.exp(gradient.estimate)
+    scale = np.repeat(ratio, ties.lengths)
+    return Gradient(ratio, gradient.pos * scale, gradient.neg * scale)
 
 
 def _standard_errors(request) -> tuple[np.ndarray, np.ndarray]:

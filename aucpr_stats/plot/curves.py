@@ -16,7 +16,7 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["plot_curve", "plot_band"]
+__all__ = ["plot_curve", "plot_band", "group_labels"]
 
 
 def _axes(ax):
@@ -48,7 +48,7 @@ def _panels(ax, n_groups: int, facet: bool) -> list:
     return axes[:n_groups]
 
 
-def _labels(keys, by: Sequence[str], n_groups: int) -> list[str]:
+def group_labels(keys, by: Sequence[str], n_groups: int) -> list[str]:
     """Each group in words: ``"site A"``, ``"site A, age band 70+"``; a score key by its name alone."""
     if not by:
         return ["all rows"] * n_groups
@@ -138,7 +138,7 @@ def plot_curve(result: Any, ax=None, *, method: str = "step", n_points: int = 50
     axes = _panels(ax, result.n_groups, facet)
     grid = np.linspace(0.0, 1.0, n_points)
     y, _ = result.values_at(grid, method)
-    labels = _labels(result.keys, result.by, result.n_groups)
+    labels = group_labels(result.keys, result.by, result.n_groups)
     colours = _colours(result.n_groups)
     is_pr = result.curve == "pr"
     for k, axis in enumerate(axes):
@@ -187,7 +187,7 @@ def plot_band(band: Any, ax=None, *, prevalence: bool = True, shade_alpha: float
     matplotlib Axes, or an array of Axes (one per group) with ``facet=True``
     """
     axes = _panels(ax, band.n_groups, facet)
-    labels = _labels(band.keys, band.by, band.n_groups)
+    labels = group_labels(band.keys, band.by, band.n_groups)
     colours = _colours(band.n_groups)
     kind = {"smoothed_bootstrap": "smoothed bootstrap band", "bootstrap": "bootstrap band",
             "pointwise": "pointwise intervals"}[band.method]

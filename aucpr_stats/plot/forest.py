@@ -31,6 +31,18 @@ __all__ = ["forest_plot"]
 
 _METRIC_NAMES = {"aucpr": "AUCPR", "auroc": "AUROC"}
 
+#: A calibration result draws one panel per statistic: its name, and the value of perfect calibration.
+_CALIBRATION_PANELS = {"oe_ratio": ("Observed/expected", 1.0), "citl": ("Calibration-in-the-large", 0.0),
+                       "slope": ("Calibration slope", 1.0), "intercept": ("Calibration intercept", 0.0),
+                       "brier": ("Brier score", None), "scaled_brier": ("Scaled Brier score", 0.0),
+                       "ici": ("ICI", 0.0), "e50": ("E50", 0.0), "e90": ("E90", 0.0), "emax": ("Emax", 0.0),
+                       "spiegelhalter_z": ("Spiegelhalter z", 0.0), "spiegelhalter_p": ("Spiegelhalter p", None)}
+
+
+def _panel_of(metric: str, estimator: str) -> str:
+    """The panel of a row: its metric, or for calibration ``"calibration:<statistic>"`` (scales differ)."""
+    return f"calibration:{estimator}" if metric == "calibration" else metric
+
 
 def _frame(result: Any, method: Any, level: float, options: Mapping[str, Any]) -> pl.DataFrame:
     """Estimates (and bounds) of one result with its counts, one row per (group, score, estimator, method)."""
@@ -66,12 +78,13 @@ def _layout(results: Sequence[Any], method: Any, level: float, labels: Mapping[s
     several_scores = len({s for r in results for s in (r.score if isinstance(r.score, tuple) else (r.score,))}) > 1
     # estimators and methods vary by metric (interpolated median / logit for AUCPR, A' / DeLong for AUROC):
     # the panels share a row when they share the group and score; names show only where a metric has several
-    per_metric = {m: {"estimator": [], "method": []} for m in (r.metric for r in results)}
+    per_metric: dict[str, dict] = {}
     for r in results:
-        for c in ("estimator", "method"):
-            for v in frames[id(r)][c].unique(maintain_order=True).to_list():
-                if v not in per_metric[r.metric][c]:
-                    per_metric[r.metric][c].append(v)
+        for row in frames[id(r)].select("estimator", "method").iter_rows(named=True):
+            names = per_metric.setdefault(_panel_of(r.metric, row["estimator"]), {"estimator": [], "method": []})
+            for c in ("estimator", "method"):
+                if row[c] not in names[c]:
+                    names[c].append(row[c])
     rows: list[dict] = []
     seen: set = set()
     values: dict[str, dict] = {}
@@ -82,8 +95,9 @@ def _layout(results: Sequence[Any], method: Any, level: float, labels: Mapping[s
             rows.append({"id": ("header", block), "text": " \u00d7 ".join(labels.get(c, c) for c in block),
                          "kind": "header", "n_pos": None, "n_neg": None})
         for r in blocks[block]:
-            names = per_metric[r.metric]
             for row in frames[id(r)].iter_rows(named=True):
+                panel = _panel_of(r.metric, row["estimator"])
+                names = per_metric[panel]
                 parts = [str(labels.get(str(row[k]), "Missing" if row[k] is None else row[k])) for k in block]
                 extra = [str(labels.get(str(row[SCORE_KEY]), row[SCORE_KEY]))] if several_scores else []
                 extra += [labels.get(str(row[c]), pretty_name(str(row[c]))) for c in ("estimator", "method")
@@ -95,8 +109,8 @@ def _layout(results: Sequence[Any], method: Any, level: float, labels: Mapping[s
                     head = ", ".join(parts) if parts else (overall_label if stacked else "All")
                     rows.append({"id": key, "text": head + (f" \u00b7 {', '.join(extra)}" if extra else ""),
                                  "kind": kind, "n_pos": row["n_pos"], "n_neg": row["n_neg"]})
-                values.setdefault(r.metric, {})[key] = (row["estimate"], row.get("lower"), row.get("upper"),
-                                                        row["prevalence"])
+                values.setdefault(panel, {})[key] = (row["estimate"], row.get("lower"), row.get("upper"),
+                                                     row["prevalence"])
     return rows, values, per_metric
 
 
@@ -195,7 +209,7 @@ def forest_plot(
 
     if ax is None:
         width = 4.2 + 4.6 * len(metrics)
-        _, axes = plt.subplots(1, len(metrics), figsize=(width, 1.3 + 0.36 * n), sharey=True, squeeze=False,
+        _, axes = plt.subplots(1, len(metrics), figsize=(width, 1.9 + 0.36 * n), sharey=True, squeeze=False,
                                layout="constrained")
         axes = list(axes[0])
     else:
@@ -262,6 +276,10 @@ def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray,
                 label="prevalence the AUCPR is at (that of an uninformative score)")
     elif reference == "auto" and metric == "auroc":
         ax.axvline(0.5, color="C3", linestyle="--", linewidth=1, label="0.5 (uninformative score)")
+    elif reference == "auto" and metric.startswith("calibration:"):
+        perfect = _CALIBRATION_PANELS.get(metric.split(":", 1)[1], ("", None))[1]
+        if perfect is not None:
+            ax.axvline(perfect, color="C3", linestyle="--", linewidth=1, label=f"{perfect:g} (perfect calibration)")
     elif reference not in ("auto", None):
         ax.axvline(float(reference), color="C3", linestyle="--", linewidth=1)
     for row, yi in zip(rows, y):
@@ -275,7 +293,11 @@ def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray,
     ax.set_xlim(xlim if xlim is not None else (left - pad, right + pad))
     ax.grid(axis="x", color="0.9", zorder=0)
     ax.set_axisbelow(True)
-    name = labels.get(metric, _METRIC_NAMES.get(metric, metric.upper()))
+    statistic = metric.split(":", 1)[1] if metric.startswith("calibration:") else None
+    name = labels.get(statistic or metric, _CALIBRATION_PANELS.get(statistic, (None,))[0] if statistic
+                      else _METRIC_NAMES.get(metric, metric.upper()))
+    if statistic:  # the panel is the statistic: its axis names only the interval
+        names = {"estimator": [], "method": names["method"]}
     # the axis says which estimator and interval the panel shows when its rows do not
     said = [labels.get(str(v), pretty_name(str(v))) + (" interval" if c == "method" else "")
             for c in ("estimator", "method") if len(names[c]) == 1 and names[c][0] is not None for v in names[c]]
@@ -290,7 +312,7 @@ def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray,
             text = format_cell(e, a, b, digits=digits, interval=bool(np.isfinite(a) and np.isfinite(b)))
             ax.annotate(text, xy=(1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
                         textcoords="offset points", va="center", ha="left", fontsize=9)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.6 / max(1.0, 0.36 * len(rows) + 0.6)), ncols=1,
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.6 / max(1.0, 0.36 * len(rows) + 0.6)), ncols=2,
               frameon=False, fontsize=8)
 
 

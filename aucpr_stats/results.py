@@ -431,12 +431,12 @@ class CalibrationResult(EstimateResult):
         """
         n_points = _validate.integer_iv(n_points, "n_points", minimum=2)
         level = _validate.level_iv(level)
-        design = self.design.kind
-        band = curve_band(self.ties, self.knots, n_points, level, self.stated_prevalence, bands=design == "rows",
+        banded = self.design.kind == "rows" and self.stated_prevalence is None
+        band = curve_band(self.ties, self.knots, n_points, level, self.stated_prevalence, bands=banded,
                           weighted=self.weight_sums is not None)
         groups = np.repeat(np.arange(self.n_groups), n_points)
-        note = None if design == "rows" else ("no band with weights= or cluster=: the inverse information is not "
-                                              "the estimator's variance there")
+        note = None if banded else ("no band with weights=, cluster= or prevalence=: the inverse information is "
+                                    "not the estimator's variance there")
         notes = np.array([note] * groups.size, dtype=object)
         for g, reason in enumerate(self.notes):
             if reason is not None:

@@ -69,16 +69,37 @@ def test_fits_equal_glm_and_rms(case):
     """CITL, the recalibration and their Wald and exact profile intervals, as R's glm (and rms' val.prob)."""
     ref = CASES[case]
     frame, y, p = _frame(case)
+    frame = frame.filter((pl.col(p) > 0) & (pl.col(p) < 1))
     result = _quiet(frame, y, p)
     wald = _values(result, "wald")
     profile = _values(result, "profile")
     citl, recal = ref["citl"], ref["recalibration"]
     assert wald["citl"]["estimate"] == pytest.approx(citl["intercept"], abs=1e-10)
-    assert wald["citl"]["se"] == pytest.approx(citl["se"], rel=1e-8)
-    assert wald["citl"]["lower"] == pytest.approx(citl["wald_ci"]["lower"], abs=1e-8)
-    assert wald["citl"]["upper"] == pytest.approx(citl["wald_ci"]["upper"], abs=1e-8)
-    assert profile["citl"]["lower"] == pytest.approx(citl["profile_ci_exact"]["lower"], abs=1e-8)
-    assert profile["citl"]["upper"] == pytest.approx(citl["profile_ci_exact"]["upper"], abs=1e-8)
+    # CITL's standard error is the sandwich (its offset model is misspecified when the slope is not 1): the
+    # oracle from the rows, HC0 with the n/(n - 1) factor of each class
+    y = frame[y].to_numpy().astype(float)
+    p = frame[p].to_numpy()
+    x = np.log(p / (1 - p))
+    mu = 1 / (1 + np.exp(-(x + citl["intercept"])))
+    info = np.sum(mu * (1 - mu))
+    unit = (y - mu) / info
+    robust = np.sqrt(sum(c.sum() / (c.sum() - 1) * np.sum(unit[c] ** 2) for c in (y == 1, y == 0)))
+    assert wald["citl"]["se"] == pytest.approx(robust, rel=1e-7)
+    assert wald["citl"]["lower"] == pytest.approx(citl["intercept"] - 1.959963984540054 * robust, abs=1e-7)
+    # the robust profile: the likelihood-ratio statistic scaled by model / sandwich variance (Royall & Tsou)
+    from scipy.optimize import brentq
+
+    def loglik(alpha):
+        eta = x + alpha
+        return np.sum(y * eta - np.logaddexp(0, eta))
+
+    top, critical = loglik(citl["intercept"]), 3.841458820694124 * robust ** 2 * info
+    for side, key in ((-1, "lower"), (1, "upper")):
+        far = citl["intercept"] + side * 10 * robust
+        root = brentq(lambda a: 2 * (top - loglik(a)) - critical, citl["intercept"], far, xtol=1e-13)
+        assert profile["citl"][key] == pytest.approx(root, abs=1e-7)
+    if "robust_vcov" in ref:  # sandwich::vcovHC, HC0, without the class factors
+        assert robust == pytest.approx(np.sqrt(ref["robust_vcov"]["citl"]["vcovHC_HC0"]["values"][0][0]), rel=1e-2)
     for name in ("intercept", "slope"):
         assert wald[name]["estimate"] == pytest.approx(recal[name], abs=1e-9)
         assert wald[name]["estimate"] == pytest.approx(ref["val_prob"]["stats"][name.title()], abs=1e-7)
@@ -197,23 +218,34 @@ def test_groups_against_a_brute_force_oracle_and_alone():
             assert rows[key] == pytest.approx(value, abs=1e-6), key
 
 
-def test_stated_prevalence_shifts_the_intercepts_only():
-    """A case-control sample: the intercepts move by logit(pi) - logit(pi_s), the slope not at all."""
-    sample = _quiet(SIM, "y", "p")
+def test_stated_prevalence_reweights_the_controls():
+    """A case-control sample: every statistic read with the controls weighted to the population prevalence,
+    the fits solving the population's estimating equations (not the sample's intercepts shifted)."""
+    from scipy.optimize import minimize
+
     stated = _quiet(SIM, "y", "p", prevalence=0.05)
-    a, b = _values(sample), _values(stated)
-    pi_s = 119 / 600
-    shift = np.log(0.05 / 0.95) - np.log(pi_s / (1 - pi_s))
-    assert b["citl"]["estimate"] == pytest.approx(a["citl"]["estimate"] + shift, abs=1e-12)
-    assert b["intercept"]["estimate"] == pytest.approx(a["intercept"]["estimate"] + shift, abs=1e-12)
-    assert b["slope"]["estimate"] == a["slope"]["estimate"]
-    # O/E at the population prevalence: the controls reweighted so events make up 5% of the weight
-    y, p = SIM["y"].to_numpy(), SIM["p"].to_numpy()
+    b = _values(stated)
+    y, p = SIM["y"].to_numpy().astype(float), SIM["p"].to_numpy()
     weight = np.where(y == 1, 1.0, 119 * 0.95 / (481 * 0.05))
+    x = np.log(p / (1 - p))
+
+    def nll(beta, design, offset):
+        eta = offset + design @ beta
+        return np.sum(weight * (np.logaddexp(0, eta) - y * eta))
+
+    citl = minimize(nll, [0.0], args=(np.ones((x.size, 1)), x), method="BFGS", options={"gtol": 1e-9}).x[0]
+    a, slope = minimize(nll, [0.0, 1.0], args=(np.column_stack([np.ones_like(x), x]), 0.0), method="BFGS",
+                        options={"gtol": 1e-9}).x
+    assert b["citl"]["estimate"] == pytest.approx(citl, abs=1e-6)
+    assert b["intercept"]["estimate"] == pytest.approx(a, abs=1e-6)
+    assert b["slope"]["estimate"] == pytest.approx(slope, abs=1e-6)
     assert b["oe_ratio"]["estimate"] == pytest.approx(np.sum(weight * y) / np.sum(weight * p), rel=1e-12)
     assert b["brier"]["estimate"] == pytest.approx(np.sum(weight * (y - p) ** 2) / weight.sum(), rel=1e-12)
     assert np.isnan(b["spiegelhalter_z"]["estimate"])
-    assert stated.conf_int_polars()["method"][0] == "bootstrap"
+    ci = stated.conf_int_polars()
+    assert set(ci["method"]) == {"bootstrap"}
+    wald = stated.conf_int_polars(method="wald")
+    assert wald["lower"].is_nan().all() and "stratified by class" in wald["note"][0]
 
 
 def test_bootstrap_resamples_rows_and_is_reproducible():
@@ -443,3 +475,18 @@ def test_forest_plot_draws_a_panel_per_statistic_with_its_perfect_value():
     slopes = calib.to_polars().filter(pl.col("estimator") == "slope")["estimate"].to_numpy()
     marks = [line for line in axes[2].get_lines() if line.get_marker() == "s"][0]
     np.testing.assert_allclose(np.sort(marks.get_xdata()), np.sort(slopes))
+
+
+def test_weighted_bootstrap_resamples_rows_whatever_their_class():
+    """Unit weights give the unweighted cohort bootstrap draw for draw; real weights agree with the sandwich."""
+    frame = SIM.with_columns(one=pl.lit(1.0))
+    names = ["oe_ratio", "citl", "slope", "brier"]
+    plain = _quiet(frame, "y", "p", statistic=names).conf_int_polars(method="bootstrap", n_boot=300, seed=9)
+    unit = _quiet(frame, "y", "p", statistic=names, weights="one").conf_int_polars(method="bootstrap", n_boot=300,
+                                                                                  seed=9)
+    np.testing.assert_allclose(unit["lower"].to_numpy(), plain["lower"].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(unit["se"].to_numpy(), plain["se"].to_numpy(), rtol=1e-12)
+    weighted = _quiet(SIM, "y", "p", statistic=names, weights="w")
+    boot = weighted.conf_int_polars(method="bootstrap", n_boot=2000, seed=4)["se"].to_numpy()
+    wald = weighted.conf_int_polars(method="wald")["se"].to_numpy()
+    np.testing.assert_allclose(boot, wald, rtol=0.12)

@@ -11,7 +11,7 @@ from ..cli_io import columns_from_args, csv_text, positive_value, read_input
 from ..estimators.registry import CALIBRATION_STATISTICS
 from ..intervals.registry import INTERVAL_METHODS
 from ..report import text_table
-from .common import add_output_arguments, checked_format, render, run
+from .common import add_data_arguments, add_output_arguments, checked_format, render, run
 
 __all__ = ["build_parser", "main"]
 
@@ -40,18 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "large, slope, Brier, ICI and Spiegelhalter's z, with confidence intervals "
                     "(docs/calibration.md). Prints a table of 'estimate (lower-upper)' cells; --raw prints "
                     "the unrounded numbers, one row per group and statistic.")
-    parser.add_argument("file", help="input file: .csv, .tsv, .csv.gz, .tsv.gz or .parquet, or - for CSV on "
-                                     "standard input")
-    parser.add_argument("--formula", metavar="FORMULA",
-                        help='R-style formula "outcome ~ score1 + score2 | group"; replaces --outcome, --score '
-                             "and --by")
-    parser.add_argument("--outcome", metavar="COLUMN", help="binary outcome column")
-    parser.add_argument("--score", action="extend", nargs="+", metavar="COLUMN",
-                        help="predicted-probability column(s), values in [0, 1]")
-    parser.add_argument("--by", action="extend", nargs="+", metavar="COLUMN", help="grouping column(s)")
-    parser.add_argument("--positive", metavar="LEVEL", help="the positive level of the outcome, when not 0/1")
-    parser.add_argument("--missing", choices=["error", "drop"], default="error",
-                        help="rows with a missing outcome or score: an error (default) or dropped")
+    add_data_arguments(parser, "predicted-probability column(s), values in [0, 1]")
     parser.add_argument("--statistic", action="extend", nargs="+", choices=list(CALIBRATION_STATISTICS),
                         metavar="NAME", help=f"statistics (default all): {', '.join(CALIBRATION_STATISTICS)}")
     parser.add_argument("--method", choices=list(INTERVAL_METHODS["calibration"]), default=None,

@@ -13,10 +13,26 @@ import polars as pl
 from ..cli_io import escape_formulas, output_format, print_warnings, write_or_print
 from ..report.table import markdown_escape
 
-__all__ = ["FORMATS", "add_output_arguments", "checked_format", "render", "run"]
+__all__ = ["FORMATS", "add_data_arguments", "add_output_arguments", "checked_format", "render", "run"]
 
 #: Output formats of the subcommands.
 FORMATS = ("text", "csv", "markdown")
+
+
+def add_data_arguments(parser, score_help: str = "score column(s)") -> None:
+    """The data arguments the table subcommands share: the file, --formula or --outcome/--score/--by,
+    --positive and --missing."""
+    parser.add_argument("file", help="input file: .csv, .tsv, .csv.gz, .tsv.gz or .parquet, or - for CSV on "
+                                     "standard input")
+    parser.add_argument("--formula", metavar="FORMULA",
+                        help='R-style formula "outcome ~ score1 + score2 | group"; replaces --outcome, --score '
+                             "and --by")
+    parser.add_argument("--outcome", metavar="COLUMN", help="binary outcome column")
+    parser.add_argument("--score", action="extend", nargs="+", metavar="COLUMN", help=score_help)
+    parser.add_argument("--by", action="extend", nargs="+", metavar="COLUMN", help="grouping column(s)")
+    parser.add_argument("--positive", metavar="LEVEL", help="the positive level of the outcome, when not 0/1")
+    parser.add_argument("--missing", choices=["error", "drop"], default="error",
+                        help="rows with a missing outcome or score: an error (default) or dropped")
 
 
 def add_output_arguments(parser, digits: int) -> None:

@@ -8,7 +8,7 @@ from ..cli_io import columns_from_args, csv_text, positive_value, read_input
 from ..thresholds import PROPORTION_METHODS, cutoffs
 from ..thresholds.cutoffs import DIRECTION_ALIASES, DIRECTIONS
 from ..report import text_table
-from .common import add_output_arguments, checked_format, run
+from .common import add_data_arguments, add_output_arguments, checked_format, run
 
 __all__ = ["build_parser", "main"]
 
@@ -43,20 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "(pROC's coords): the best threshold by Youden's index or closest to (0, 1), given "
                     "numbers, or every threshold. Prints a table of 'estimate (lower-upper)' cells; --raw "
                     "prints the unrounded numbers, one row per group, threshold and measure.")
-    parser.add_argument("file", help="input file: .csv, .tsv, .csv.gz, .tsv.gz or .parquet, or - for CSV on "
-                                     "standard input")
-    parser.add_argument("--formula", metavar="FORMULA",
-                        help='R-style formula "outcome ~ score1 + score2 | group"; replaces --outcome, --score '
-                             "and --by")
-    parser.add_argument("--outcome", metavar="COLUMN", help="binary outcome column")
-    parser.add_argument("--score", action="extend", nargs="+", metavar="COLUMN", help="score column(s)")
-    parser.add_argument("--by", action="extend", nargs="+", metavar="COLUMN", help="grouping column(s)")
-    parser.add_argument("--positive", metavar="LEVEL", help="the positive level of the outcome, when not 0/1")
+    add_data_arguments(parser)
     parser.add_argument("--negative", action="extend", nargs="+", metavar="LEVEL",
                         help="the negative level(s) of an outcome with more than two levels; rows with any "
                              "other level are missing outcomes (see --missing)")
-    parser.add_argument("--missing", choices=["error", "drop"], default="error",
-                        help="rows with a missing outcome or score: an error (default) or dropped")
     parser.add_argument("--unused-levels", choices=["keep", "drop"], default="keep",
                         help="levels a grouping column declares without rows: rows with a note (default) or "
                              "dropped")

@@ -28,12 +28,16 @@ Probabilities of exactly 0 or 1 have an infinite logit: they enter O/E,
 Brier and Spiegelhalter's z, and are left out of the logit-scale fits
 (CITL, intercept, slope, the curve and its E statistics), which the result
 notes. **At a stated prevalence** :math:`\pi` (a case-control sample, whose
-sample prevalence :math:`\pi_s` is fixed by design) the logistic intercepts
-are shifted by the sampling offset :math:`\mathrm{logit}\,\pi - \mathrm{logit}\,\pi_s`
-(Prentice & Pyke 1979: the slope is unchanged), and O/E, Brier and the E
-statistics are read on the table whose non-events are reweighted to make
-events :math:`\pi` of the weight (:mod:`.prevalence`), the curve shifted by
-the same offset.
+sample prevalence is fixed by design) every statistic is read on the table
+whose non-events are reweighted so that events make up :math:`\pi` of the
+weight (:mod:`.prevalence`): the population's sums, and the logistic fits
+solved with the population's estimating equations (inverse-probability
+weighting of the controls). Shifting the sample's intercepts by
+:math:`\mathrm{logit}\,\pi - \mathrm{logit}\,\pi_s` instead (Prentice &
+Pyke 1979) is exact only when the logistic model holds: the offset-only
+model behind CITL does not when the slope is not 1, and the shifted CITL of
+an overfitted model was 0.23 for a true 0 with 20,000 cases
+(benchmarks/calibration_coverage_results.md).
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from .logistic_fit import LogisticFit, fit_logistic, separated
 from .prevalence import at_prevalence
 
 __all__ = ["brier", "scaled_brier", "oe_ratio", "citl", "recalibration", "calibration_slope",
-           "calibration_intercept", "spiegelhalter_z", "spiegelhalter_p", "sampling_offset", "logit_rows",
+           "calibration_intercept", "spiegelhalter_z", "spiegelhalter_p", "population", "logit_rows",
            "CONSTANT", "SEPARATED", "EXTREME", "cached", "citl_fit", "constant_prediction", "with_prevalence"]
 
 #: Why the slope is undefined.
@@ -71,34 +75,26 @@ def cached(ties: TieTable, key: str, compute: Callable):
     return store[key]
 
 
-def _sample_prevalence(ties: TieTable) -> np.ndarray:
-    pos, neg = ties.n_pos.astype(np.float64), ties.n_neg.astype(np.float64)
-    return pos / (pos + neg)
-
-
-def sampling_offset(ties: TieTable, prevalence: float | None) -> np.ndarray:
-    r""":math:`\mathrm{logit}\,\pi - \mathrm{logit}\,\pi_s` per segment (0 without a stated prevalence)."""
-    if prevalence is None:
-        return np.zeros(ties.n_segments)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(logit(prevalence)) - logit(_sample_prevalence(ties))
-
-
-def _population(ties: TieTable, prevalence: float | None) -> TieTable:
+def population(ties: TieTable, prevalence: float | None) -> TieTable:
+    """The table itself, or at a stated prevalence its non-events reweighted to the population (:mod:`.prevalence`)."""
     return ties if prevalence is None else at_prevalence(ties, prevalence)
+
+
+def _key(name: str, prevalence: float | None) -> str:
+    return name if prevalence is None else f"{name}@{prevalence!r}"
 
 
 # ------------------------------------------------------------------ sums over the table
 def oe_ratio(ties: TieTable, prevalence: float | None = None) -> np.ndarray:
     """Observed over expected events, :math:`O/E = \\sum e_r / \\sum c_r p_r`."""
-    t = _population(ties, prevalence)
+    t = population(ties, prevalence)
     expected = t.segment_sum((t.pos + t.neg) * t.score)
     return t.n_pos / expected
 
 
 def brier(ties: TieTable, prevalence: float | None = None) -> np.ndarray:
     """The Brier score: the mean squared difference between outcome and predicted probability."""
-    t = _population(ties, prevalence)
+    t = population(ties, prevalence)
     p = t.score
     loss = t.segment_sum(t.pos * (1.0 - p) ** 2 + t.neg * p ** 2)
     return loss / (t.n_pos + t.n_neg)
@@ -106,7 +102,7 @@ def brier(ties: TieTable, prevalence: float | None = None) -> np.ndarray:
 
 def scaled_brier(ties: TieTable, prevalence: float | None = None) -> np.ndarray:
     """``1 - Brier / (ybar (1 - ybar))``: 0 for predicting the prevalence to everyone, 1 for perfect predictions."""
-    t = _population(ties, prevalence)
+    t = population(ties, prevalence)
     ybar = t.n_pos / (t.n_pos + t.n_neg)
     return 1.0 - brier(t) / (ybar * (1.0 - ybar))
 
@@ -152,16 +148,15 @@ def _holds_both(ties: TieTable) -> np.ndarray:
 
 def citl(ties: TieTable, prevalence: float | None = None) -> np.ndarray:
     r"""Calibration-in-the-large: :math:`\alpha` of :math:`\mathrm{logit}\,P(Y=1) = \alpha + \mathrm{logit}\,p`."""
-    return citl_fit(ties).coef[:, 0] + sampling_offset(ties, prevalence)
+    return citl_fit(ties, prevalence).coef[:, 0]
 
 
-def citl_fit(ties: TieTable) -> LogisticFit:
+def citl_fit(ties: TieTable, prevalence: float | None = None) -> LogisticFit:
     """The calibration-in-the-large fit of every segment (one coefficient, the logit as offset)."""
     def compute() -> LogisticFit:
-        kept, x = logit_rows(ties)
-        fit = _fit_where(kept, _holds_both(kept), np.ones((kept.n_rows, 1)), x, np.zeros(1))
-        return fit
-    return cached(ties, "citl", compute)
+        kept, x = logit_rows(population(ties, prevalence))
+        return _fit_where(kept, _holds_both(kept), np.ones((kept.n_rows, 1)), x, np.zeros(1))
+    return cached(ties, _key("citl", prevalence), compute)
 
 
 def _fit_where(ties: TieTable, ok: np.ndarray, design: np.ndarray, offset: np.ndarray,
@@ -181,18 +176,18 @@ def _fit_where(ties: TieTable, ok: np.ndarray, design: np.ndarray, offset: np.nd
     return LogisticFit(coef, information, converged)
 
 
-def recalibration(ties: TieTable) -> LogisticFit:
+def recalibration(ties: TieTable, prevalence: float | None = None) -> LogisticFit:
     r"""The logistic recalibration :math:`\mathrm{logit}\,P(Y=1) = a + \beta\,\mathrm{logit}\,p` of every segment.
 
     NaN coefficients where the usable predictions are constant (:data:`CONSTANT`)
     or separate the classes (:data:`SEPARATED`).
     """
     def compute() -> LogisticFit:
-        kept, x = logit_rows(ties)
+        kept, x = logit_rows(population(ties, prevalence))
         ok = _holds_both(kept) & ~constant_prediction(kept, x) & ~separated(kept)
         design = np.column_stack([np.ones(kept.n_rows), x])
         return _fit_where(kept, ok, design, np.zeros(kept.n_rows), np.array([0.0, 1.0]))
-    return cached(ties, "recalibration", compute)
+    return cached(ties, _key("recalibration", prevalence), compute)
 
 
 def constant_prediction(ties: TieTable, x: np.ndarray) -> np.ndarray:
@@ -208,12 +203,12 @@ def constant_prediction(ties: TieTable, x: np.ndarray) -> np.ndarray:
 
 def calibration_slope(ties: TieTable, prevalence: float | None = None) -> np.ndarray:
     """The calibration slope (1 when calibrated; below 1: predictions too extreme, overfitting)."""
-    return recalibration(ties).coef[:, 1]
+    return recalibration(ties, prevalence).coef[:, 1]
 
 
 def calibration_intercept(ties: TieTable, prevalence: float | None = None) -> np.ndarray:
     """The intercept of the logistic recalibration, fitted jointly with the slope (rms' "Intercept")."""
-    return recalibration(ties).coef[:, 0] + sampling_offset(ties, prevalence)
+    return recalibration(ties, prevalence).coef[:, 0]
 
 
 def with_prevalence(function: Callable, prevalence: float | None) -> Callable:

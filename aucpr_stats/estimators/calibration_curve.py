@@ -31,9 +31,8 @@ import numpy as np
 
 from ..distributions import expit
 from ..ties import TieTable
-from .calibration import cached, logit_rows, sampling_offset
+from .calibration import cached, logit_rows, population
 from .logistic_fit import LogisticFit, fit_logistic
-from .prevalence import negative_weight
 
 __all__ = ["KNOT_QUANTILES", "DEFAULT_KNOTS", "knots_of", "spline_basis", "calibration_curve", "curve_at",
            "ici", "e50", "e90", "emax", "segment_quantile", "FEW_DISTINCT"]
@@ -138,16 +137,16 @@ def spline_basis(x: np.ndarray, knots: np.ndarray) -> np.ndarray:
     return np.column_stack(terms) if terms else np.zeros((x.size, 0))
 
 
-def calibration_curve(ties: TieTable, k: int = DEFAULT_KNOTS,
-                      weighted: bool = False) -> tuple[LogisticFit, np.ndarray, np.ndarray]:
+def calibration_curve(ties: TieTable, k: int = DEFAULT_KNOTS, weighted: bool = False,
+                      prevalence: float | None = None) -> tuple[LogisticFit, np.ndarray, np.ndarray]:
     """The spline fit of every segment, its knots (segments, k), and the fitted logit at every tie row.
 
     NaN where a segment has fewer than ``k`` distinct knots or the fit does
     not converge (quasi-separation).
     """
     def compute():
-        kept, x = logit_rows(ties)
-        knots = knots_of(kept, x, k, weighted)
+        kept, x = logit_rows(population(ties, prevalence))  # at a stated prevalence: the controls reweighted
+        knots = knots_of(kept, x, k, weighted or prevalence is not None)
         ok = (kept.n_pos > 0) & (kept.n_neg > 0) & np.all(np.diff(knots, axis=1) > 0, axis=1)
         per_row = np.repeat(np.where(ok[:, None], knots, np.linspace(-1.0, 1.0, k)[None, :]), kept.lengths, axis=0)
         design = np.column_stack([np.ones(kept.n_rows), x, spline_basis(x, per_row)])
@@ -163,29 +162,26 @@ def calibration_curve(ties: TieTable, k: int = DEFAULT_KNOTS,
         coef[~converged] = np.nan
         fitted = np.einsum("rk,rk->r", design, np.repeat(coef, kept.lengths, axis=0))
         return LogisticFit(coef, information, converged), knots, fitted
-    return cached(ties, f"curve{k}{'w' * weighted}", compute)
+    return cached(ties, f"curve{k}{'w' * weighted}@{prevalence!r}", compute)
 
 
 def curve_at(ties: TieTable, k: int, prevalence: float | None = None, weighted: bool = False) -> np.ndarray:
-    """The calibrated probability :math:`\\hat c(p)` at every tie row (shifted to a stated prevalence)."""
-    _, _, fitted = calibration_curve(ties, k, weighted)
-    shift = np.repeat(sampling_offset(ties, prevalence), ties.lengths)
-    return expit(fitted + shift)
+    """The calibrated probability :math:`\\hat c(p)` at every tie row (fitted at a stated prevalence)."""
+    _, _, fitted = calibration_curve(ties, k, weighted, prevalence)
+    return expit(fitted)
 
 
 def _errors(ties: TieTable, k: int, prevalence: float | None, weighted: bool) -> tuple[np.ndarray, np.ndarray]:
     """:math:`|\\hat c(p) - p|` at every row, and its count (0 at p of 0 or 1; non-events reweighted at a prevalence)."""
     p = ties.score
     usable = (p > 0.0) & (p < 1.0)
-    neg = ties.neg.astype(np.float64)
-    if prevalence is not None:
-        neg = neg * np.repeat(negative_weight(ties, prevalence), ties.lengths)
-    counts = np.where(usable, ties.pos + neg, 0.0)
+    table = population(ties, prevalence)
+    counts = np.where(usable, table.pos + table.neg, 0.0)
     return np.abs(curve_at(ties, k, prevalence, weighted) - p), counts
 
 
 def _summary(ties: TieTable, k: int, prevalence: float | None, q: float | None, weighted: bool) -> np.ndarray:
-    fit, _, _ = calibration_curve(ties, k, weighted)
+    fit, _, _ = calibration_curve(ties, k, weighted, prevalence)
     d, counts = _errors(ties, k, prevalence, weighted)
     d = np.where(np.isfinite(d), d, 0.0)
     if q is None:

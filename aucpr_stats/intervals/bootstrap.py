@@ -125,7 +125,7 @@ def bootstrap_method(request, stratified: bool = True) -> dict:
         return out
     options = request.options
     n_boot = options.n_boot
-    design = resampling_design(request)
+    design = resampling_design(request, stratified)
     # where no row holds both classes the tie-aware estimators are their published twins, on every replicate
     estimators = [record.for_table(request.ties) for record in request.estimators]
     # exact: same estimates, same bootstrap law (a design resamples its own units: the full table)
@@ -153,15 +153,19 @@ def bootstrap_method(request, stratified: bool = True) -> dict:
     return out
 
 
-def resampling_design(request) -> ClusterUnits | WeightedRows | None:
-    """The units the bootstrap resamples for the usable groups: clusters, weighted rows, or None (rows)."""
+def resampling_design(request, stratified: bool = True) -> ClusterUnits | WeightedRows | None:
+    """The units the bootstrap resamples for the usable groups: clusters, weighted rows, or None (rows).
+
+    ``stratified``: weighted rows resampled within each class (the areas) or
+    whatever their class (calibration); clusters are drawn whole either way.
+    """
     result = request.result
     clusters = getattr(result, "clusters", None)
     if clusters is not None:
         design = ClusterUnits(result.ties, clusters.ties, clusters.group)
     elif getattr(result, "weighted_cells", None) is not None:
         cells = result.weighted_cells
-        design = WeightedRows(result.ties, cells.cells, cells.weight, cells.target)
+        design = WeightedRows(result.ties, cells.cells, cells.weight, cells.target, stratified=stratified)
     else:
         return None
     return design if request.usable.size == result.n_groups else design.take(request.usable)

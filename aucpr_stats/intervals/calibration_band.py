@@ -17,10 +17,10 @@ information (independent rows).
   for all of it), never anti-conservative for the spline's own curve; it
   does not cover the misfit of a spline that is too stiff.
 
-With ``weights=`` or ``cluster=`` the inverse information is not the
-estimator's variance: the bands are NaN there, with a note (the curve is
-drawn). At a stated prevalence the curve and both bands are shifted by the
-sampling offset (:func:`~aucpr_stats.estimators.calibration.sampling_offset`).
+With ``weights=``, ``cluster=`` or a stated prevalence the inverse
+information is not the estimator's variance: the bands are NaN there, with
+a note (the curve is drawn; at a stated prevalence it is the fit with the
+controls reweighted to the population).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import attrs
 import numpy as np
 
 from ..distributions import chi2_quantile, expit, logit, normal_quantile
-from ..estimators.calibration import sampling_offset
 from ..estimators.calibration_curve import calibration_curve, spline_basis
 from ..ties import TieTable
 
@@ -50,7 +49,7 @@ class CurveBand:
 def curve_band(ties: TieTable, knots: int, n_points: int, level: float, prevalence: float | None,
                bands: bool = True, weighted: bool = False) -> CurveBand:
     """The curve of every segment on ``n_points`` risks from its smallest to its largest prediction in (0, 1)."""
-    fit, knot_rows, _ = calibration_curve(ties, knots, weighted)
+    fit, knot_rows, _ = calibration_curve(ties, knots, weighted, prevalence)
     p = ties.score
     inside = (p > 0.0) & (p < 1.0) & ((ties.pos + ties.neg) > 0)
     ids = ties.segment_ids()
@@ -71,8 +70,7 @@ def curve_band(ties: TieTable, knots: int, n_points: int, level: float, prevalen
     with np.errstate(all="ignore"):
         design = np.column_stack([np.ones(flat_x.size), flat_x, spline_basis(flat_x, flat_knots)])
         design = design.reshape(n_seg, n_points, -1)
-        shift = sampling_offset(ties, prevalence)[:, None]
-        eta = np.einsum("sgk,sk->sg", design, fit.coef) + shift
+        eta = np.einsum("sgk,sk->sg", design, fit.coef)
         covariance = fit.covariance()
         se = np.sqrt(np.maximum(np.einsum("sgk,skj,sgj->sg", design, covariance, design), 0.0))
     z = float(normal_quantile(0.5 + level / 2.0))

@@ -21,10 +21,9 @@ import numpy as np
 
 from ..estimators.partial import is_partial
 from ..estimators.partial_variance import partial_auroc_se
-import functools
-
 from .bootstrap import Bootstrap, bootstrap_method, bootstrap_note
-from .calibration import PROFILE_STATISTICS, WALD_STATISTICS, profile_method, profile_note, wald_method, wald_note
+from .calibration import (PROFILE_STATISTICS, WALD_STATISTICS, calibration_bootstrap, profile_method, profile_note,
+                          wald_method, wald_note)
 from .boundaries import newcombe_interval, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, wald_interval
 from .cross_validation import CrossValidation, cross_validation_method, cross_validation_note
@@ -294,9 +293,9 @@ INTERVAL_METHODS["calibration"] = {
                            serves=None, needs=f"a statistic with a Wald interval {list(WALD_STATISTICS)}"),
     "profile": IntervalMethod("profile", profile_method, min_positives=10, note=profile_note, fallback=False,
                               designs=("rows",), needs=f"a logistic coefficient {list(PROFILE_STATISTICS)}"),
-    "bootstrap": IntervalMethod("bootstrap", functools.partial(bootstrap_method, stratified=False),
+    "bootstrap": IntervalMethod("bootstrap", calibration_bootstrap,
                                 min_positives=20, options=Bootstrap, columns=("n_boot", "boot_mean", "boot_median"),
-                                note=bootstrap_note, designs=("rows", "cluster"), location="boot_median",
+                                note=bootstrap_note, designs=DESIGNS, location="boot_median",
                                 fallback=False, min_clusters=30),
 }
 

@@ -43,7 +43,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..ties import TieTable
 from .clusters import ClusterUnits
-from .counts import ReplicateChunk, estimates_of_chunks, replicate_chunks
+from .counts import ReplicateChunk, cohort_chunks, estimates_of_chunks, replicate_chunks
 from .streams import Streams
 from .units import check_counts_match, check_stream_count, local_rows, target_rows
 
@@ -71,6 +71,10 @@ class WeightedRows:
     target : ndarray of int64, shape (cells.n_rows,), optional
         The row of ``group_ties`` holding each cell's score; found by
         :func:`target_rows` when not given.
+    stratified : bool
+        True: the rows of each class resampled within it (the areas); False:
+        the rows of a group resampled whatever their class
+        (:func:`~aucpr_stats.resample.counts.cohort_chunks`; calibration).
 
     Notes
     -----
@@ -97,6 +101,7 @@ class WeightedRows:
     cells: TieTable
     cell_weight: np.ndarray = attrs.field(converter=lambda w: np.ascontiguousarray(w, dtype=np.float64))
     target: np.ndarray | None = None
+    stratified: bool = True
     _local_target: np.ndarray = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -133,7 +138,8 @@ class WeightedRows:
         """The design of some groups, in the given order (draw with ``streams.take(groups)``)."""
         groups = np.asarray(groups, dtype=np.int64)
         cell_rows, _ = local_rows(self.cells.offsets, self.cells.lengths, groups)
-        return WeightedRows(self.group_ties.take(groups), self.cells.take(groups), self.cell_weight[cell_rows])
+        return WeightedRows(self.group_ties.take(groups), self.cells.take(groups), self.cell_weight[cell_rows],
+                            stratified=self.stratified)
 
     def replicate_chunks(self, n_boot: int, streams: Streams, chunk_size: int | None = None
                          ) -> Iterator[ReplicateChunk]:
@@ -151,7 +157,8 @@ class WeightedRows:
             Tables with the group table's scores and float64 counts.
         """
         check_stream_count(self.group_ties, streams)
-        for chunk in replicate_chunks(self.cells, n_boot, streams, chunk_size):
+        draw = replicate_chunks if self.stratified else cohort_chunks
+        for chunk in draw(self.cells, n_boot, streams, chunk_size):
             yield self._weighted(chunk)
 
     def _weighted(self, chunk: ReplicateChunk) -> ReplicateChunk:

@@ -261,6 +261,8 @@ def markdown_escape(text: str) -> str:
     """
     def one_line(line: str) -> str:
         line = _MARKDOWN_HTML.sub(lambda m: "&lt;" if m.group() == "<" else "&amp;", line)
+        if line.endswith("<"):  # the <br> joined after it would make "<<br>": escaped too, as a tag opener
+            line = line[:-1] + "&lt;"
         return "".join(_MARKDOWN_SPECIAL.get(ch, ch) for ch in line)
 
     return "<br>".join(one_line(line) for line in re.split(r"\r\n|[\r\n\v\f\u2028\u2029\x85]", text))

@@ -47,6 +47,13 @@ WALD_STATISTICS = {"oe_ratio": "log", "citl": "identity", "intercept": "identity
 #: The statistics with a profile-likelihood interval.
 PROFILE_STATISTICS = ("citl", "intercept", "slope")
 
+#: Below this many events the Wald interval of the scaled Brier score under-covers at a low prevalence:
+#: 89.5% with 20 and 91.8% with 50 events at prevalence 0.01, >= 94.8% from 200
+#: (benchmarks/calibration_coverage_results.md).
+SCALED_BRIER_MIN_EVENTS = 200
+_SCALED_BRIER_NOTE = ("the Wald interval of the scaled Brier score covers 89.5-91.8% with 20-50 events at "
+                      "prevalence 0.01 (>= 94.8% from 200; benchmarks/calibration_coverage_results.md)")
+
 _AT_PREVALENCE = ("no Wald or profile interval at a stated prevalence (the reweighted controls' variability): "
                   "use method='bootstrap' (the default there, stratified by class as the sample was drawn)")
 
@@ -174,6 +181,9 @@ def wald_note(request, computed) -> np.ndarray:
             notes[:, j] = "no Wald interval for this statistic: use method='bootstrap'"
         elif stated is not None:
             notes[:, j] = _AT_PREVALENCE
+        elif name == "scaled_brier":  # its own, larger minimum (the method's is that of the other statistics)
+            few = np.asarray(request.result.n_pos) < SCALED_BRIER_MIN_EVENTS
+            notes[few, j] = _SCALED_BRIER_NOTE
     return notes
 
 

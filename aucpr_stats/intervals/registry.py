@@ -286,17 +286,27 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
 }
 
 # Calibration (aucpr_stats.calibration): the statistics of a cohort, whose number of events is random, so the
-# bootstrap resamples rows whatever their class (resample/counts.cohort_chunks) or whole clusters; the
-# minimum numbers of events are those of benchmarks/calibration_coverage_results.md
+# bootstrap resamples rows whatever their class (resample/counts.cohort_chunks), weighted rows or whole clusters;
+# at a stated prevalence each class within itself. Minimum events from benchmarks/calibration_coverage_results.md
+# (3 models from calibrated to over- and underfitted, prevalence 0.5-0.01, 20-1,000 events): Wald >= 93% in every
+# cell of 500-1,000 data sets from 20 events but the Brier score (92.4% at 20 events, prevalence 0.5, an
+# overfitted model), so 50; the scaled Brier has its own note below 200 (intervals/calibration.py). Profile: >= 93%
+# in every cell of 400-1,000 data sets from 20 events (CITL on the robust likelihood). Bootstrap (percentile): the
+# slope covers 86.7-89.7% with 20 and 91.7% with 50 events (300 data sets), so 200. Clusters: the sandwich covers
+# 93.5% (CITL) and 92.7% (slope) with 40 sites where ignoring them gives 88.5%; the cluster bootstrap takes the
+# areas' 30 clusters. A stated prevalence (benchmarks/calibration_case_control_results.md, prevalence 0.01, 400
+# samples per cell): with 200 cases and 10 controls per case (each control weighing 9.9) the stratified bootstrap
+# covers 92.0-95.0%; with 4 per case (24.8) 86.0-94.5% (the Brier score lowest), with 1 per case 74-93%: flagged
+# from a control weight of 10.
 INTERVAL_METHODS["calibration"] = {
-    "wald": IntervalMethod("wald", wald_method, min_positives=20, note=wald_note, fallback=False, designs=DESIGNS,
-                           serves=None, needs=f"a statistic with a Wald interval {list(WALD_STATISTICS)}"),
-    "profile": IntervalMethod("profile", profile_method, min_positives=10, note=profile_note, fallback=False,
+    "wald": IntervalMethod("wald", wald_method, min_positives=50, note=wald_note, fallback=False, designs=DESIGNS,
+                           needs=f"a statistic with a Wald interval {list(WALD_STATISTICS)}", needs_rows=True),
+    "profile": IntervalMethod("profile", profile_method, min_positives=20, note=profile_note, fallback=False,
                               designs=("rows",), needs=f"a logistic coefficient {list(PROFILE_STATISTICS)}"),
     "bootstrap": IntervalMethod("bootstrap", calibration_bootstrap,
-                                min_positives=20, options=Bootstrap, columns=("n_boot", "boot_mean", "boot_median"),
+                                min_positives=200, options=Bootstrap, columns=("n_boot", "boot_mean", "boot_median"),
                                 note=bootstrap_note, designs=DESIGNS, location="boot_median",
-                                fallback=False, min_clusters=30),
+                                fallback=False, min_clusters=30, max_control_weight=10.0),
 }
 
 # AUCPR at a stated prevalence from a case-control sample: the estimate is biased upward and the intervals

@@ -119,7 +119,7 @@ def control_weight_note(record: Any, stated: float) -> str:
     """The note of a group flagged by :func:`control_weight_mask`, with the advice."""
     cohort = (1.0 - stated) / stated
     return (f"case-control sample at a stated prevalence of {stated:g}: each control stands for "
-            f"{record.max_control_weight:g} or more cohort controls, so the estimate is biased upward and the "
+            f"{record.max_control_weight:g} or more cohort controls, so the estimate is biased and the "
             f"{record.name} interval under-covers (docs/designs.md); a cohort has {cohort:.3g} controls per case, "
             f"sample at least {cohort / record.max_control_weight:.3g} per case")
 

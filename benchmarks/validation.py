@@ -649,6 +649,7 @@ def render(results: dict) -> str:
     lines += _heterogeneity_section()
     lines += _boundary_section()
     lines += _designs_section()
+    lines += _calibration_section()
     return "\n".join(lines)
 
 
@@ -708,6 +709,27 @@ def _studies(title: str, intro: str, studies) -> list[str]:
                          for line in body.splitlines() if not line.startswith("# "))
         lines += [f"### {heading}", "", f"`python benchmarks/{script}`", "", body, ""]
     return lines
+
+
+#: The calibration studies (docs/calibration.md): (heading, script, results page), kept on regeneration.
+CALIBRATION_STUDIES = (
+    ("Calibration: Wald, profile and bootstrap intervals; a stated prevalence; clusters",
+     "calibration_coverage.py", "calibration_coverage_results.md"),
+    ("Calibration: the bootstrap at a stated prevalence, by controls per case", "calibration_case_control.py",
+     "calibration_case_control_results.md"),
+    ("Calibration: the bootstrap intervals of ICI, E50 and E90", "calibration_ici_coverage.py",
+     "calibration_ici_coverage_results.md"),
+    ("Calibration: size of the heterogeneity test and of the paired comparison", "calibration_tests_size.py",
+     "calibration_tests_size_results.md"),
+)
+
+
+def _calibration_section() -> list[str]:
+    """The coverage and size studies of ``calibration()`` (their own scripts)."""
+    return _studies("Calibration: coverage and size",
+                    "Measured by their own scripts (named below), with truths from the data-generating model; "
+                    "what each statistic and interval assumes and where it fails is in "
+                    "[Calibration](calibration.md).", CALIBRATION_STUDIES)
 
 
 def _designs_section() -> list[str]:

@@ -168,6 +168,6 @@ def _caller_level() -> int:
 
 def warn_biased_estimator() -> None:
     """One :class:`BiasedEstimatorWarning`: some intervals are around an estimator with a coverage caveat."""
-    warnings.warn("intervals around an estimator that under-covers on the validation grid whatever the "
-                  "method (see the `note` column; average_precision, the default, holds)", BiasedEstimatorWarning,
+    warnings.warn("intervals around an estimator or statistic that under-covers in its validation whatever the "
+                  "method or sample size (the `note` column says how much and what holds)", BiasedEstimatorWarning,
                   stacklevel=_caller_level())

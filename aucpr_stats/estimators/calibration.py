@@ -132,6 +132,10 @@ def logit_rows(ties: TieTable) -> tuple[TieTable, np.ndarray]:
     Rows with zero counts change no sum, so the table keeps its layout (and
     its segments) while those rows drop out of the fits.
     """
+    return cached(ties, "logit_rows", lambda: _logit_rows(ties))
+
+
+def _logit_rows(ties: TieTable) -> tuple[TieTable, np.ndarray]:
     p = ties.score
     finite = (p > 0.0) & (p < 1.0)
     if finite.all():

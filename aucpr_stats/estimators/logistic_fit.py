@@ -36,6 +36,9 @@ from ..ties import TieTable
 __all__ = ["LogisticFit", "fit_logistic", "log_likelihood", "separated"]
 
 _TOLERANCE = 1e-10
+#: Below this squared Newton decrement (the log-likelihood's predicted rise, times 2) a full step is taken
+#: without evaluating the likelihood: the concave log-likelihood is then close to its quadratic model.
+_FULL_STEP = 0.1
 
 
 @attrs.frozen(eq=False)
@@ -97,9 +100,17 @@ def fit_logistic(ties: TieTable, design: np.ndarray, offset: np.ndarray, start: 
     n_seg, k = ties.n_segments, design.shape[1]
     coef = np.array(np.broadcast_to(start, (n_seg, k)), dtype=np.float64)
     total = pos + neg
-    outer = design[:, :, None] * design[:, None, :]
     active = np.ones(n_seg, dtype=bool)
-    information = np.zeros((n_seg, k, k))
+    weight = _segment_sums(total, starts)
+    pairs = [(i, j) for i in range(k) for j in range(i, k)]
+    products = [design[:, i] * design[:, j] for i, j in pairs]  # the information's entries, each once
+
+    def information_at(mu: np.ndarray) -> np.ndarray:
+        w = total * mu * (1.0 - mu)
+        out = np.empty((n_seg, k, k))
+        for (i, j), product in zip(pairs, products):
+            out[:, i, j] = out[:, j, i] = _segment_sums(product * w, starts)
+        return out
 
     def eta_of(c: np.ndarray) -> np.ndarray:
         if n_seg == 1:
@@ -107,36 +118,41 @@ def fit_logistic(ties: TieTable, design: np.ndarray, offset: np.ndarray, start: 
         return offset + np.einsum("rk,rk->r", design, c[rows_of])
 
     eta = eta_of(coef)
-    current = log_likelihood(eta, pos, neg, starts)
-    weight = _segment_sums(total, starts)
+    current = None  # the log-likelihood, computed only while a step may overshoot
     for _ in range(max_iter):
         mu = expit(eta)
-        information = _segment_sums(outer * (total * mu * (1.0 - mu))[:, None, None], starts)
+        information = information_at(mu)
         gradient = _segment_sums(design * (pos - total * mu)[:, None], starts)
         step = np.einsum("skj,sj->sk", np.linalg.pinv(information), gradient)
-        # the Newton decrement per unit of weight: scale-free, and ~ |step|^2 times the variance of the design
-        decrement = np.einsum("sk,sk->s", step, gradient) / weight
-        done = ~(decrement > _TOLERANCE ** 2)  # NaN (a broken fit) stops too, and is not converged below
+        newton = np.einsum("sk,sk->s", step, gradient)  # the squared Newton decrement
+        # per unit of weight: scale-free, and ~ |step|^2 times the variance of the design
+        done = ~(newton / weight > _TOLERANCE ** 2)  # NaN (a broken fit) stops too, and is not converged below
         active &= ~done
         if not active.any():
             break
         step[~active] = 0.0
-        # step halving: a step that lowers a segment's likelihood is halved (at most 30 times)
         trial = coef + step
         trial_eta = eta_of(trial)
-        value = log_likelihood(trial_eta, pos, neg, starts)
-        for _ in range(30):
-            worse = active & ~(value >= current - 1e-12 * np.abs(current))
-            if not worse.any():
-                break
-            step[worse] *= 0.5
-            trial = coef + step
-            trial_eta = eta_of(trial)
+        if np.nanmax(np.where(active, newton, 0.0)) > _FULL_STEP:
+            # step halving where the quadratic model may be far off: a step that lowers a segment's
+            # likelihood is halved (at most 30 times)
+            if current is None:
+                current = log_likelihood(eta, pos, neg, starts)
             value = log_likelihood(trial_eta, pos, neg, starts)
-        coef, eta, current = trial, trial_eta, value
-    mu = expit(eta)
-    information = _segment_sums(outer * (total * mu * (1.0 - mu))[:, None, None], starts)
-    converged = ~active & np.all(np.isfinite(coef), axis=1) & np.isfinite(current)
+            for _ in range(30):
+                worse = active & ~(value >= current - 1e-12 * np.abs(current))
+                if not worse.any():
+                    break
+                step[worse] *= 0.5
+                trial = coef + step
+                trial_eta = eta_of(trial)
+                value = log_likelihood(trial_eta, pos, neg, starts)
+            current = value
+        else:  # a full Newton step near the maximum (the decrement small): no likelihood needed
+            current = None
+        coef, eta = trial, trial_eta
+    information = information_at(expit(eta))
+    converged = ~active & np.all(np.isfinite(coef), axis=1) & np.all(np.isfinite(information), axis=(1, 2))
     return LogisticFit(coef, information, converged)
 
 

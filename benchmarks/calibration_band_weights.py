@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -40,41 +41,18 @@ import polars as pl
 
 os.environ.setdefault("AUCPR_STATS_THREADS", "1")
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _calibration_sim import coverage_text, data_sets, expit, finish, model  # noqa: E402
+
 from aucpr_stats import calibration  # noqa: E402
 
 HERE = Path(__file__).parent
 
 
-def expit(v):
-    return 1 / (1 + np.exp(-v))
-
-
-def _solve(target: float, slope: float, offset: float = 0.0) -> float:
-    """The intercept ``a`` with ``E[expit(a + slope x)] = target`` (x standard normal)."""
-    nodes, weights = np.polynomial.hermite_e.hermegauss(150)
-    weights = weights / weights.sum()
-    lo, hi = -30.0, 30.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if np.sum(weights * expit(mid + slope * nodes)) < target else (lo, mid)
-    return 0.5 * (lo + hi) + offset
-
-
-def _model(name: str, prevalence: float) -> tuple[float, float, float]:
-    a0 = _solve(prevalence, 1.2)
-    if name == "calibrated":
-        return a0, a0, 1.2
-    if name == "underfitted":
-        return a0, a0 + 0.4, 1.2 / 1.3
-    return a0, _solve(prevalence, 1.2 / 0.7), 1.2 / 0.7
-
-
 def band_cell(rng, name: str, prevalence: float, events: int, reps: int) -> dict:
-    a0, c, d = _model(name, prevalence)
-    n = int(round(events / prevalence))
-    x = rng.standard_normal(reps * n)
-    y = (rng.random(x.size) < expit(a0 + 1.2 * x)).astype(np.int8)
-    frame = pl.DataFrame({"rep": np.repeat(np.arange(reps), n), "y": y, "p": expit(c + d * x)})
+    a0, c, d = model(name, prevalence)
+    frame = data_sets(rng, a0, c, d, int(round(events / prevalence)), reps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         curve = calibration(frame, "y", "p", by="rep", statistic="ici").curve().to_polars()
@@ -106,7 +84,7 @@ def _population_truths(a0: float, c: float, d: float) -> dict:
 
 
 def weights_cell(rng, reps: int, population: int) -> list[dict]:
-    a0, c, d = _model("overfitted", 0.1)
+    a0, c, d = model("overfitted", 0.1)
     truth = _population_truths(a0, c, d)
     x = rng.standard_normal(reps * population)
     y = (rng.random(x.size) < expit(a0 + 1.2 * x)).astype(np.int8)
@@ -130,12 +108,6 @@ def weights_cell(rng, reps: int, population: int) -> list[dict]:
                          "sets": int(ok.sum()), "rows": frame.height / reps,
                          "events": float(frame["y"].sum()) / reps})
     return rows
-
-
-def _cov(c: float, k: int) -> str:
-    se = np.sqrt(c * (1 - c) / k)
-    text = f"{100 * c:.1f} ({100 * se:.1f})"
-    return f"**{text}**" if c < 0.93 else text
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -165,8 +137,8 @@ def main(argv: list[str] | None = None) -> None:
             for events in (50, 200, 1000):
                 k = reps if events < 1000 or prevalence > 0.3 else max(reps // 4, 50)
                 cell = band_cell(rng, name, prevalence, events, k)
-                lines.append(f"| {name} | {prevalence} | {events} | {_cov(cell['p10'], k)} | {_cov(cell['p50'], k)} | "
-                             f"{_cov(cell['p90'], k)} | {_cov(cell['simultaneous'], k)} | "
+                lines.append(f"| {name} | {prevalence} | {events} | {coverage_text(cell['p10'], k)} | {coverage_text(cell['p50'], k)} | "
+                             f"{coverage_text(cell['p90'], k)} | {coverage_text(cell['simultaneous'], k)} | "
                              f"{100 * cell['pointwise_everywhere']:.1f} |")
                 print(lines[-1], flush=True)
     rows = weights_cell(rng, weight_reps, 10_000)
@@ -176,11 +148,8 @@ def main(argv: list[str] | None = None) -> None:
               "|---|---|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['design']} | {r['statistic']} | {r['truth']:.4f} | {r['mean']:.4f} | "
-                     f"{_cov(r['coverage'], r['sets'])} |")
-    lines += ["", f"Wall time {(time.perf_counter() - started) / 60:.1f} min."]
-    args.out.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines[-14:]))
-    print(f"wrote {args.out}")
+                     f"{coverage_text(r['coverage'], r['sets'])} |")
+    finish(lines, started, args.out)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import polars as pl
 os.environ.setdefault("AUCPR_STATS_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _calibration_sim import coverage_text, covered, finish  # noqa: E402
 from calibration_coverage import case_control_sets, model, truths  # noqa: E402
 
 from aucpr_stats import calibration  # noqa: E402
@@ -70,18 +71,11 @@ def main(argv: list[str] | None = None) -> None:
                 ci = result.conf_int_polars(n_boot=200, seed=int(rng.integers(2**31)))
                 parts = []
                 for s in STATISTICS:
-                    rows = ci.filter(pl.col("estimator") == s)
-                    est, lo, hi = (rows[c].to_numpy() for c in ("estimate", "lower", "upper"))
-                    ok = np.isfinite(lo) & np.isfinite(hi)
-                    cover = float(np.mean((lo[ok] <= truth[s]) & (truth[s] <= hi[ok])))
-                    se = np.sqrt(cover * (1 - cover) / max(ok.sum(), 1))
-                    text = f"{100 * cover:.1f} ({100 * se:.1f})"
-                    parts.append(f"{np.nanmean(est) - truth[s]:+.4f} | " + (f"**{text}**" if cover < 0.93 else text))
+                    bias = np.nanmean(ci.filter(pl.col("estimator") == s)["estimate"].to_numpy()) - truth[s]
+                    parts.append(f"{bias:+.4f} | {coverage_text(*covered(ci, s, truth[s]))}")
                 lines.append(f"| {scenario} | {cases} | {controls} | {99 / controls:.1f} | " + " | ".join(parts) + " |")
                 print(lines[-1], flush=True)
-    lines += ["", f"Wall time {(time.perf_counter() - started) / 60:.1f} min."]
-    args.out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    finish(lines, started, args.out)
 
 
 if __name__ == "__main__":

@@ -27,49 +27,23 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 
 os.environ.setdefault("AUCPR_STATS_THREADS", "1")
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _calibration_sim import coverage_text, covered, data_sets, expit, finish, model  # noqa: E402
 
 from aucpr_stats import calibration  # noqa: E402
 
 HERE = Path(__file__).parent
 STATISTICS = ["ici", "e50", "e90"]
-
-
-def expit(v):
-    return 1 / (1 + np.exp(-v))
-
-
-def _a0(prevalence: float) -> float:
-    nodes, weights = np.polynomial.hermite_e.hermegauss(120)
-    weights = weights / weights.sum()
-    lo, hi = -20.0, 20.0
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if np.sum(weights * expit(mid + 1.2 * nodes)) < prevalence else (lo, mid)
-    return 0.5 * (lo + hi)
-
-
-def _model(name: str, prevalence: float) -> tuple[float, float, float]:
-    a0 = _a0(prevalence)
-    if name == "calibrated":
-        return a0, a0, 1.2
-    if name == "underfitted":
-        return a0, a0 + 0.4, 1.2 / 1.3
-    d = 1.2 / 0.7
-    nodes, weights = np.polynomial.hermite_e.hermegauss(120)
-    weights = weights / weights.sum()
-    lo, hi = -20.0, 20.0
-    for _ in range(100):  # c with E[p] = E[pi]
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if np.sum(weights * expit(mid + d * nodes)) < prevalence else (lo, mid)
-    return a0, 0.5 * (lo + hi), d
 
 
 def truths(a0: float, c: float, d: float, rng: np.random.Generator) -> dict:
@@ -83,10 +57,7 @@ def truths(a0: float, c: float, d: float, rng: np.random.Generator) -> dict:
 
 
 def cell(rng, a0, c, d, events, prevalence, reps, n_boot) -> dict:
-    n = int(round(events / prevalence))
-    x = rng.standard_normal(reps * n)
-    y = (rng.random(x.size) < expit(a0 + 1.2 * x)).astype(np.int8)
-    frame = pl.DataFrame({"rep": np.repeat(np.arange(reps), n), "y": y, "p": expit(c + d * x)})
+    frame = data_sets(rng, a0, c, d, int(round(events / prevalence)), reps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = calibration(frame, "y", "p", by="rep", statistic=STATISTICS)
@@ -116,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
              "| model | prevalence | events | " + " | ".join(STATISTICS) + " |", "|---|---:|---:|" + "---:|" * 3]
     for name in args.models.split(","):
         for prevalence in (0.5, 0.1):
-            a0, c, d = _model(name, prevalence)
+            a0, c, d = model(name, prevalence)
             truth = truths(a0, c, d, rng)
             for events in (50, 200, 1000):
                 if events == 1000 and prevalence == 0.1 and not args.quick:
@@ -124,21 +95,11 @@ def main(argv: list[str] | None = None) -> None:
                 else:
                     reps_here = reps
                 frame = cell(rng, a0, c, d, events, prevalence, reps_here, args.n_boot)
-                parts = []
-                for s in STATISTICS:
-                    rows = frame.filter(pl.col("estimator") == s)
-                    lo, hi = rows["lower"].to_numpy(), rows["upper"].to_numpy()
-                    ok = np.isfinite(lo) & np.isfinite(hi)
-                    cover = float(np.mean((lo[ok] <= truth[s]) & (truth[s] <= hi[ok]))) if ok.any() else np.nan
-                    se = np.sqrt(cover * (1 - cover) / max(ok.sum(), 1))
-                    text = f"{100 * cover:.1f} ({100 * se:.1f})"
-                    parts.append(f"**{text}**" if cover < 0.93 else text)
+                parts = [coverage_text(*covered(frame, s, truth[s])) for s in STATISTICS]
                 label = f"{name} (ICI {truth['ici']:.4f}, E50 {truth['e50']:.4f}, E90 {truth['e90']:.4f})"
                 lines.append(f"| {label} | {prevalence} | {events} | " + " | ".join(parts) + " |")
                 print(lines[-1], flush=True)
-    lines += ["", f"Wall time {(time.perf_counter() - started) / 60:.1f} min."]
-    args.out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    finish(lines, started, args.out)
 
 
 if __name__ == "__main__":

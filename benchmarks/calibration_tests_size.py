@@ -31,6 +31,7 @@ import argparse
 import os
 import platform
 import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -40,26 +41,18 @@ import polars as pl
 
 os.environ.setdefault("AUCPR_STATS_THREADS", "1")
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _calibration_sim import finish, intercept_for_mean, rejections  # noqa: E402
+
 from aucpr_stats import calibration, compare  # noqa: E402
 
 HERE = Path(__file__).parent
 STATISTICS = ["oe_ratio", "citl", "slope", "brier"]
 
 
-def _a0(prevalence: float, b0: float = 1.2) -> float:
-    """The intercept giving ``E[expit(a0 + b0 x)] = prevalence`` (x standard normal), by bisection."""
-    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
-    weights = weights / weights.sum()
-    lo, hi = -20.0, 20.0
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        mean = np.sum(weights / (1 + np.exp(-(mid + b0 * nodes))))
-        lo, hi = (mid, hi) if mean < prevalence else (lo, mid)
-    return 0.5 * (lo + hi)
-
-
 def _rows(rng: np.random.Generator, n: int, prevalence: float, noise: float = 0.0, models: int = 1):
-    a0 = _a0(prevalence)
+    a0 = intercept_for_mean(prevalence, 1.2)
     x = rng.standard_normal(n)
     y = (rng.random(n) < 1 / (1 + np.exp(-(a0 + 1.2 * x)))).astype(np.int8)
     d = 1.2 / 0.7
@@ -75,13 +68,7 @@ def heterogeneity_cell(rng, k: int, events: int, prevalence: float, reps: int) -
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         test = calibration(frame, "y", "p", by=["rep", "g"], statistic=STATISTICS).heterogeneity(across="g")
-    table = test.to_polars()
-    out = {}
-    for name in STATISTICS:
-        p_values = table.filter(pl.col("estimator") == name)["p_value"].to_numpy()
-        p_values = p_values[np.isfinite(p_values)]
-        out[name] = (float(np.mean(p_values < 0.05)), p_values.size)
-    return out
+    return rejections(test.to_polars(), STATISTICS)
 
 
 def paired_cell(rng, events: int, prevalence: float, reps: int) -> dict:
@@ -91,12 +78,7 @@ def paired_cell(rng, events: int, prevalence: float, reps: int) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = compare(frame, "y", ["a", "b"], by="rep", metric="calibration", estimator=STATISTICS).to_polars()
-    out = {}
-    for name in STATISTICS:
-        p_values = table.filter(pl.col("estimator") == name)["p_value"].to_numpy()
-        p_values = p_values[np.isfinite(p_values)]
-        out[name] = (float(np.mean(p_values < 0.05)), p_values.size)
-    return out
+    return rejections(table, STATISTICS)
 
 
 def _cell_text(size: float, count: int) -> str:
@@ -138,9 +120,7 @@ def main(argv: list[str] | None = None) -> None:
             cell = paired_cell(rng, events, prevalence, reps)
             lines.append(f"| {prevalence} | {events} | " + " | ".join(_cell_text(*cell[s]) for s in STATISTICS) + " |")
             print(lines[-1], flush=True)
-    lines += ["", f"Wall time {(time.perf_counter() - started) / 60:.1f} min."]
-    args.out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    finish(lines, started, args.out)
 
 
 if __name__ == "__main__":

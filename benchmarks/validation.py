@@ -721,6 +721,8 @@ CALIBRATION_STUDIES = (
      "calibration_ici_coverage_results.md"),
     ("Calibration: size of the heterogeneity test and of the paired comparison", "calibration_tests_size.py",
      "calibration_tests_size_results.md"),
+    ("Calibration: the curve's bands, and survey weights", "calibration_band_weights.py",
+     "calibration_band_weights_results.md"),
 )
 
 

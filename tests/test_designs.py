@@ -228,7 +228,8 @@ def test_a_cluster_spanning_groups_is_a_unit_of_each_group():
 
 def test_a_missing_cluster_id_is_refused_with_the_rows():
     df = _frame(18).with_columns(c=pl.when(pl.int_range(pl.len()) < 3).then(None).otherwise(pl.col("c")))
-    with pytest.raises(InputError, match="`cluster` column 'c' has 3 missing values; every row needs a cluster"):
+    with pytest.raises(InputError, match=r"`cluster` column 'c' has 3 missing \(null or NaN\) values; every row needs "
+                                         "a cluster"):
         aucpr(df, "y", "s", cluster="c")
 
 

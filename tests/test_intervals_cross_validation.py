@@ -152,7 +152,7 @@ def test_fold_column_errors():
     with pytest.raises(InputError, match="already the `by` column"):
         aucpr(df, "y", "s", by="site", fold="site")
     with_null = df.with_columns(pl.when(pl.col("fold") == 3).then(None).otherwise(pl.col("fold")).alias("fold"))
-    with pytest.raises(InputError, match="missing values"):
+    with pytest.raises(InputError, match=r"missing \(null or NaN\) values"):
         aucpr(with_null, "y", "s", fold="fold")
     plain = aucpr(df, "y", "s")
     with pytest.raises(InputError, match="fold="):

@@ -101,3 +101,52 @@ def test_fractional_counts_stay_fractional_through_the_reductions():
         assert reduced.pos.dtype == np.float64
         assert reduced.n_pos[0] == pytest.approx(0.75)
         assert reduced.n_neg[0] == pytest.approx(1.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), log_scale=st.floats(-300.0, 300.0))
+def test_any_scale_of_the_weights_gives_the_same_results(seed, log_scale):
+    """Issue 37: estimates and intervals do not depend on multiplying every weight by 10^-300 ... 10^300
+    (weights all equal to 1e160 gave a NaN AUROC interval, to 5e-324 an average precision of 0.261 for 0.413)."""
+    import warnings
+
+    import polars as pl
+
+    from aucpr_stats import aucpr, auroc, calibration
+
+    rng = np.random.default_rng(seed)
+    n = 120
+    y = rng.random(n) < 0.35
+    y[:2] = [True, False]
+    s = np.round(rng.normal(size=n) + y, 1)
+    frame = pl.DataFrame({"y": y, "s": s, "p": 1 / (1 + np.exp(-(s - 1))), "w": rng.uniform(0.2, 3.0, n)})
+    scaled = frame.with_columns(w=pl.col("w") * 10.0 ** log_scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for verb, score, options in ((aucpr, "s", {}), (auroc, "s", {}),
+                                     (calibration, "p", {"statistic": ["citl", "slope", "brier", "oe_ratio"]})):
+            base = verb(frame, "y", score, weights="w", **options).conf_int_polars()
+            other = verb(scaled, "y", score, weights="w", **options).conf_int_polars()
+            for column in ("estimate", "lower", "upper", "se"):
+                np.testing.assert_allclose(other[column].to_numpy(), base[column].to_numpy(), rtol=1e-9,
+                                           err_msg=f"{verb.__name__} {column} at 10^{log_scale}")
+
+
+@pytest.mark.parametrize("value", [5e-324, 1e-170, 1e160, 1.7e308])
+def test_constant_weights_at_the_ends_of_the_doubles_equal_unit_weights(value):
+    import warnings
+
+    import polars as pl
+
+    from aucpr_stats import aucpr, auroc
+
+    rng = np.random.default_rng(3)
+    y = rng.random(200) < 0.3
+    frame = pl.DataFrame({"y": y, "s": rng.normal(size=200) + y, "w": np.full(200, value)})
+    unit = frame.with_columns(w=pl.lit(1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for verb in (aucpr, auroc):
+            a, b = (verb(f, "y", "s", weights="w").conf_int_polars() for f in (frame, unit))
+            for column in ("estimate", "lower", "upper", "se"):
+                np.testing.assert_allclose(a[column].to_numpy(), b[column].to_numpy(), rtol=1e-12)

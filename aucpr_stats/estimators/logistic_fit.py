@@ -36,9 +36,14 @@ from ..ties import TieTable
 __all__ = ["LogisticFit", "fit_logistic", "log_likelihood", "separated"]
 
 _TOLERANCE = 1e-10
-#: Below this squared Newton decrement (the log-likelihood's predicted rise, times 2) a full step is taken
-#: without evaluating the likelihood: the concave log-likelihood is then close to its quadratic model.
-_FULL_STEP = 0.1
+#: A coefficient this large is a fit running off to infinity (quasi-separation: the likelihood still rises,
+#: ever more slowly), not an estimate: a logit slope of 1,000 or a spline coefficient on Harrell's scale
+#: (its terms divided by the squared knot range) of 1,000 has no meaning for calibration.
+_DIVERGED = 1e3
+#: Below this squared Newton decrement per unit of weight (~ the squared step times the design's variance:
+#: steps of about 1e-3) a full step is taken without evaluating the likelihood, which is then close to its
+#: quadratic model; per unit of weight, so the same for any scale of the weights.
+_FULL_STEP = 1e-6
 
 
 @attrs.frozen(eq=False)
@@ -133,7 +138,7 @@ def fit_logistic(ties: TieTable, design: np.ndarray, offset: np.ndarray, start: 
         step[~active] = 0.0
         trial = coef + step
         trial_eta = eta_of(trial)
-        if np.nanmax(np.where(active, newton, 0.0)) > _FULL_STEP:
+        if np.nanmax(np.where(active, newton / weight, 0.0)) > _FULL_STEP:
             # step halving where the quadratic model may be far off: a step that lowers a segment's
             # likelihood is halved (at most 30 times)
             if current is None:
@@ -152,7 +157,8 @@ def fit_logistic(ties: TieTable, design: np.ndarray, offset: np.ndarray, start: 
             current = None
         coef, eta = trial, trial_eta
     information = information_at(expit(eta))
-    converged = ~active & np.all(np.isfinite(coef), axis=1) & np.all(np.isfinite(information), axis=(1, 2))
+    converged = (~active & np.all(np.isfinite(coef), axis=1) & np.all(np.isfinite(information), axis=(1, 2))
+                 & (np.max(np.abs(coef), axis=1, initial=0.0) < _DIVERGED))
     return LogisticFit(coef, information, converged)
 
 

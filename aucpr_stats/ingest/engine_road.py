@@ -18,7 +18,7 @@ from ..estimators.from_sums import statistics_from_sums
 from ..exceptions import InputError, TieTableTooLarge
 from ..tables import summed_table, ties_from_cells
 from . import cells as engine_cells
-from .exact_scores import float_expressions
+from .exact_scores import float_expressions, refuse_beyond_int128
 from .groups import named_scores
 from .rows import K, Built, TieQueries, build_tables
 from .sums import summed_rows, sums_query
@@ -52,6 +52,10 @@ class EngineRoad:
 
     def tables(self) -> tuple[Built, pl.DataFrame]:
         source = self.source
+        # scores of 2**127 and more in an unsigned 128-bit column reach Python wrapped around: refused here,
+        # where the engine still compares them exactly
+        refuse_beyond_int128(self.reader.lf, self.reader.schema, self.spec.scores, self.reader.collect,
+                             self.reader.shown)
         if source.partial_sums == "always" and not self.sums:
             if self.request.reduction.sums_ties is not None and not _ordered_windows(self.reader.lf):
                 raise InputError(f"partial_sums='always': {source.engine.name} has no ordered window sums (narwhals "

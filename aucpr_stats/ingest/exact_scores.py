@@ -26,9 +26,10 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
+from ..exceptions import InputError
 from .coding import is_wide
 
-__all__ = ["float_expressions", "strictly_increasing", "needs_bounds", "EXACT_INTEGER"]
+__all__ = ["float_expressions", "strictly_increasing", "needs_bounds", "EXACT_INTEGER", "refuse_beyond_int128"]
 
 #: Integers of magnitude up to this are exact in float64.
 EXACT_INTEGER = 2**53
@@ -69,6 +70,32 @@ def strictly_increasing(rounded: np.ndarray) -> np.ndarray:
 def needs_bounds(schema: Any, scores: Sequence[str]) -> list[str]:
     """The integer score columns whose minimum and maximum decide whether their float64 cast is exact."""
     return [name for name in dict.fromkeys(scores) if is_wide(schema[name]) and schema[name].is_integer()]
+
+
+#: Unsigned 128-bit values from 2**127 on: DuckDB hands them to Arrow as decimal128(38, 0), where they wrap
+#: around to negative numbers (a score ranked backwards); the float64 cast still orders them.
+_INT128_LIMIT = 2.0**127
+
+
+def refuse_beyond_int128(lf, schema: Any, scores: Sequence[str], collect: Callable[[list], list],
+                         shown: dict | None = None) -> None:
+    """Refuse unsigned 128-bit scores of 2**127 or more, whose exact values cannot reach Python unwrapped.
+
+    The test runs in the engine on the float64 cast, so the few values within
+    2**73 below 2**127 (which round up to it) are refused too. ``shown`` maps the query's column names to the caller's, for the message.
+    """
+    unsigned = [name for name in dict.fromkeys(scores) if schema[name] == nw.UInt128]
+    if not unsigned:
+        return
+    row = collect([lf.lazy().select(*[(nw.col(n).cast(nw.Float64) >= _INT128_LIMIT).sum().alias(f"n_{i}")
+                                      for i, n in enumerate(unsigned)])])[0]
+    for i, name in enumerate(unsigned):
+        count = int(row[f"n_{i}"][0] or 0)
+        if count:
+            raise InputError(f"score column {(shown or {}).get(name, name)!r} (unsigned 128-bit) has {count:,} value{'s' * (count != 1)} of "
+                             "2**127 or more, which reach Python only as wrapped 128-bit decimals (negative "
+                             "numbers): their order would be lost. Cast the column to DOUBLE (approximate), or "
+                             "subtract an offset below 2**127 in the query")
 
 
 def float_expressions(lf: nw.LazyFrame | nw.DataFrame, schema: Any, scores: Sequence[str],

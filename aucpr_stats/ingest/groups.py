@@ -154,8 +154,8 @@ def _merge_units(ties: TieTable, keys: pl.DataFrame, unit: str, role: str):
     """Group tables as the merge of their (group, unit) tables; the unit tables kept."""
     if keys[unit].null_count():
         rows = int(keys.filter(pl.col(unit).is_null())["n_rows"].sum())
-        raise InputError(f"`{role}` column {unit!r} has {rows} missing value{'s' * (rows != 1)}; every row needs "
-                         f"a {role}")
+        raise InputError(f"`{role}` column {unit!r} has {rows} missing (null or NaN) value{'s' * (rows != 1)}; "
+                         f"every row needs a {role}")
     group_columns = [c for c in keys.columns if c not in (unit, "n_missing", "n_rows")]
     if group_columns:
         # keys are sorted with the unit last: a group's units are adjacent

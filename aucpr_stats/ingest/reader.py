@@ -58,6 +58,13 @@ class Reader:
         lf = self.source.frame(columns, keys=request.keys, names=self.names)
         if unit == ROW_ID:  # every row its own cluster: the rows in memory, numbered
             lf = nw.from_native(lf.to_native().with_row_index(ROW_ID))
+        schema = lf.collect_schema()
+        # a NaN id in a floating-point key or unit column is a missing id, whatever the frame type (polars
+        # kept it as a level of its own, pandas read it as missing): one rule for every input
+        float_ids = [c for c in (*self.by, *((self.unit,) if self.unit and self.unit != ROW_ID else ()))
+                     if schema[c].is_float()]
+        if float_ids:
+            lf = lf.with_columns(*[nw.when(~nw.col(c).is_nan()).then(nw.col(c)).alias(c) for c in float_ids])
         self.lf = lf
         self.schema = lf.collect_schema()
         not_numeric = check_score_types(self.schema, self.spec)

@@ -54,14 +54,12 @@ from .prevalence import at_prevalence
 
 __all__ = ["brier", "scaled_brier", "oe_ratio", "citl", "recalibration", "calibration_slope",
            "calibration_intercept", "spiegelhalter_z", "spiegelhalter_p", "population", "logit_rows",
-           "CONSTANT", "SEPARATED", "EXTREME", "cached", "citl_fit", "constant_prediction", "with_prevalence"]
+           "CONSTANT", "SEPARATED", "cached", "citl_fit", "constant_prediction", "with_prevalence"]
 
 #: Why the slope is undefined.
 CONSTANT = "constant prediction: no calibration slope (every usable prediction is the same)"
 SEPARATED = ("events and non-events separated by the prediction: the calibration slope has no finite "
              "maximum-likelihood estimate")
-#: What was done with probabilities of exactly 0 or 1.
-EXTREME = "predictions of exactly 0 or 1 left out of the logit-scale fits (infinite logit)"
 
 def cached(ties: TieTable, key: str, compute: Callable):
     """One fit per table and key, shared by the statistics read off it (intercept and slope; the curve's four).

@@ -50,6 +50,40 @@ DEFAULT_KNOTS = 4
 FEW_DISTINCT = "too few distinct predictions for a flexible calibration curve with {k} knots"
 
 
+class _Sorted:
+    """One segment-wise sort of ``values`` with their counts, read for any order statistic or quantile."""
+
+    def __init__(self, values: np.ndarray, counts: np.ndarray, ties: TieTable, ascending_order=None):
+        order = np.lexsort((values, ties.segment_ids())) if ascending_order is None else ascending_order
+        self.values = values[order]
+        self.running = np.cumsum(counts[order].astype(np.float64))
+        self.base = np.concatenate([[0.0], self.running])[ties.offsets[:-1]]  # counts before each segment
+        self.total = ties.segment_sum(counts.astype(np.float64))
+
+    def kth(self, j: np.ndarray) -> np.ndarray:
+        """The ``j``-th (0-based) smallest counted value of each segment, ``j`` clipped into the segment."""
+        j = np.clip(np.broadcast_to(np.asarray(j, dtype=np.float64), self.total.shape), 0.0,
+                    np.maximum(self.total - 1.0, 0.0))
+        at = np.searchsorted(self.running, self.base + j, side="right")
+        return self.values[np.minimum(at, self.values.size - 1)]
+
+    def quantile(self, q: float, weighted: bool) -> np.ndarray:
+        total = self.total
+        out = np.full(total.shape, np.nan)
+        if weighted:  # the first counted row whose running share reaches q (q = 0: the smallest counted value)
+            ok = total > 0.0
+            target = self.base[ok] + np.maximum(q * total[ok], np.finfo(np.float64).tiny)
+            at = np.searchsorted(self.running, target * (1.0 - 1e-12), side="left")
+            out[ok] = self.values[np.minimum(at, self.values.size - 1)]
+            return out
+        ok = total >= 1.0
+        h = (total - 1.0) * q
+        low = np.floor(h)
+        lower, upper = self.kth(low), self.kth(low + 1.0)
+        out[ok] = (lower + (h - low) * (upper - lower))[ok]
+        return out
+
+
 def segment_quantile(values: np.ndarray, counts: np.ndarray, ties: TieTable, q: float,
                      ascending_order: np.ndarray | None = None, weighted: bool = False) -> np.ndarray:
     """The quantile ``q`` of ``values`` (one per row, each counted ``counts`` times) in every segment.
@@ -61,34 +95,7 @@ def segment_quantile(values: np.ndarray, counts: np.ndarray, ties: TieTable, q: 
     multiplied by one factor. ``ascending_order``: the row indices that sort
     ``values`` ascending within each segment; computed when omitted.
     """
-    ids = ties.segment_ids()
-    order = np.lexsort((values, ids)) if ascending_order is None else ascending_order
-    v, c = values[order], counts[order].astype(np.float64)
-    running = np.cumsum(c)
-    total = ties.segment_sum(counts.astype(np.float64))
-    base = np.concatenate([[0.0], running])[ties.offsets[:-1]]
-    out = np.full(ties.n_segments, np.nan)
-    if weighted:
-        ok = total > 0.0
-        if ok.any():  # the first counted row whose running share reaches q (q = 0: the smallest counted value)
-            target = base[ok] + np.maximum(q * total[ok], np.finfo(np.float64).tiny)
-            at = np.searchsorted(running, target * (1.0 - 1e-12), side="left")
-            out[ok] = v[np.minimum(at, v.size - 1)]
-        return out
-    h = (total - 1.0) * q
-    low = np.floor(h)
-    ok = total >= 1.0
-    if not ok.any():
-        return out
-
-    def order_statistic(j: np.ndarray) -> np.ndarray:  # the j-th (0-based) of the segment's counted rows
-        at = np.searchsorted(running, base[ok] + j[ok], side="right")
-        return v[np.minimum(at, v.size - 1)]
-
-    lower = order_statistic(low)
-    upper = order_statistic(np.minimum(low + 1.0, total - 1.0))
-    out[ok] = lower + (h[ok] - low[ok]) * (upper - lower)
-    return out
+    return _Sorted(values, counts, ties, ascending_order).quantile(q, weighted)
 
 
 def knots_of(ties: TieTable, x: np.ndarray, k: int, weighted: bool = False) -> np.ndarray:
@@ -96,27 +103,13 @@ def knots_of(ties: TieTable, x: np.ndarray, k: int, weighted: bool = False) -> n
 
     With weights the weighted quantiles, and no small-sample rule (it counts rows).
     """
-    counts = (ties.pos + ties.neg).astype(np.float64)
-    ids = ties.segment_ids()
-    order = np.lexsort((x, ids))
-    knots = np.column_stack([segment_quantile(x, counts, ties, q, order, weighted) for q in KNOT_QUANTILES[k]])
-    total = ties.segment_sum(counts)
-    small = (total < 100) & (not weighted)  # Hmisc: the outer knots at the 5th smallest and 5th largest values
+    sorted_x = _Sorted(x, (ties.pos + ties.neg).astype(np.float64), ties)  # one sort for every knot
+    knots = np.column_stack([sorted_x.quantile(q, weighted) for q in KNOT_QUANTILES[k]])
+    small = (sorted_x.total < 100) & (not weighted)  # Hmisc: the outer knots at the 5th smallest and largest
     if small.any():
-        knots[small, 0] = _kth(x, counts, ties, order, 4.0)[small]
-        knots[small, -1] = _kth(x, counts, ties, order, total - 5.0)[small]
+        knots[small, 0] = sorted_x.kth(4.0)[small]
+        knots[small, -1] = sorted_x.kth(sorted_x.total - 5.0)[small]
     return knots
-
-
-def _kth(x: np.ndarray, counts: np.ndarray, ties: TieTable, order: np.ndarray, j) -> np.ndarray:
-    """The ``j``-th (0-based) smallest counted value per segment (clipped into the segment)."""
-    c = counts[order]
-    running = np.cumsum(c)
-    base = np.concatenate([[0.0], running])[ties.offsets[:-1]]
-    total = ties.segment_sum(counts)
-    j = np.clip(np.broadcast_to(np.asarray(j, dtype=np.float64), total.shape), 0.0, np.maximum(total - 1.0, 0.0))
-    at = np.searchsorted(running, base + j, side="right")
-    return x[order][np.minimum(at, x.size - 1)]
 
 
 def spline_basis(x: np.ndarray, knots: np.ndarray) -> np.ndarray:

@@ -58,10 +58,6 @@ _AT_PREVALENCE = ("no Wald or profile interval at a stated prevalence (the rewei
                   "use method='bootstrap' (the default there, stratified by class as the sample was drawn)")
 
 
-def _base(record) -> str:
-    return record.name
-
-
 # ------------------------------------------------------------------ linearisations
 def _glm_gradient(ties: TieTable, which: str, j: int) -> Gradient:
     """The linearisation of coefficient ``j`` of the CITL (``which="citl"``) or recalibration fit."""
@@ -142,7 +138,7 @@ def _standard_errors(request) -> tuple[np.ndarray, np.ndarray]:
         return se, centre
     design = result.design.kind
     for j, record in enumerate(request.estimators):
-        name = _base(record)
+        name = record.name
         if name not in WALD_STATISTICS:
             continue
         if name in ("intercept", "slope") and design == "rows":
@@ -150,9 +146,8 @@ def _standard_errors(request) -> tuple[np.ndarray, np.ndarray]:
             se[:, j] = np.sqrt(recalibration(result.ties).covariance()[:, k, k])
             centre[:, j] = result.estimates[:, j]
             continue
-        gradient = statistic_gradient(result.ties, name)
-        if name == "oe_ratio":  # on the log scale
-            gradient = _sum_gradient(result.ties, name)
+        # O/E on the log scale (its interval is formed there)
+        gradient = _sum_gradient(result.ties, name) if name == "oe_ratio" else statistic_gradient(result.ties, name)
         se[:, j] = design_variance(result, gradient).se
         centre[:, j] = gradient.estimate
     return se, centre
@@ -166,7 +161,7 @@ def wald_method(request) -> dict:
         lower, upper = centre - z * se, centre + z * se
         out_se = se.copy()
         for j, record in enumerate(request.estimators):
-            if WALD_STATISTICS.get(_base(record)) == "log":
+            if WALD_STATISTICS.get(record.name) == "log":
                 lower[:, j], upper[:, j] = np.exp(lower[:, j]), np.exp(upper[:, j])
                 out_se[:, j] = se[:, j] * request.result.estimates[:, j]  # delta method back to the ratio
     return {"lower": lower, "upper": upper, "se": out_se}
@@ -176,7 +171,7 @@ def wald_note(request, computed) -> np.ndarray:
     notes = np.full(request.shape, None, dtype=object)
     stated = request.result.stated_prevalence
     for j, record in enumerate(request.estimators):
-        name = _base(record)
+        name = record.name
         if name not in WALD_STATISTICS:
             notes[:, j] = "no Wald interval for this statistic: use method='bootstrap'"
         elif stated is not None:
@@ -273,7 +268,7 @@ def profile_method(request) -> dict:
     wald_se, _ = _standard_errors(request)
     ties = request.ties
     for j, record in enumerate(request.estimators):
-        name = _base(record)
+        name = record.name
         if name not in PROFILE_STATISTICS:
             continue
         estimate = result.estimates[usable, j]
@@ -305,6 +300,6 @@ def profile_note(request, computed) -> np.ndarray:
     for j, record in enumerate(request.estimators):
         if request.result.stated_prevalence is not None:
             notes[:, j] = _AT_PREVALENCE
-        elif _base(record) not in PROFILE_STATISTICS:
+        elif record.name not in PROFILE_STATISTICS:
             notes[:, j] = "no profile-likelihood interval for this statistic: use method='wald' or 'bootstrap'"
     return notes

@@ -19,6 +19,7 @@ import importlib
 
 from .api import aucpr, auroc
 from .api_calibration import calibration
+from .api_net_benefit import net_benefit
 from .arrays import aucpr_score, auroc_score
 from .compare import ComparisonResult, HeterogeneityResult, compare
 from .estimators import DEFAULT_PR_ESTIMATOR, DEFAULT_ROC_ESTIMATOR, PR_ESTIMATORS, ROC_ESTIMATORS
@@ -44,6 +45,7 @@ from .ingest.direction import DirectionWarning
 from .ingest.levels import MissingKeyWarning
 from .report import PublicationTable, comparison_table, publication_table
 from .results import AucprResult, AurocResult, CalibrationResult
+from .results_net_benefit import NetBenefitResult
 
 __version__ = "0.1.0"
 
@@ -125,7 +127,9 @@ __all__ = [
     "AucprResult",
     "AurocResult",
     "CalibrationResult",
+    "NetBenefitResult",
     "calibration",
+    "net_benefit",
     "PrCurveResult",
     "RocCurveResult",
     "BandResult",

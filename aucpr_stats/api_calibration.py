@@ -15,6 +15,7 @@ from .estimators.registry import CALIBRATION_STATISTICS, calibration_records
 from .exceptions import ExtremePredictionWarning, InputError
 from .front_door import front_door
 from .ingest import read
+from .ingest.checks import check_probabilities
 from .results import CalibrationResult
 
 __all__ = ["calibration", "CALIBRATION_DEFAULT"]
@@ -126,7 +127,7 @@ def calibration(
                          cluster=cluster, prevalence=prevalence, metric="calibration", records=chosen)
     ingested = read(request, stacklevel=2)
     ties = ingested.ties
-    _check_probabilities(ties, ingested)
+    check_probabilities(ties, ingested, "calibration")
     extreme = ties.segment_sum(np.where((ties.score == 0.0) | (ties.score == 1.0), ties.pos + ties.neg, 0))
     result = CalibrationResult(
         ties=ties, keys=ingested.keys, by=ingested.key_columns, estimators=tuple(r.name for r in chosen),
@@ -142,18 +143,3 @@ def calibration(
                       stacklevel=2)
     return result
 
-
-def _check_probabilities(ties, ingested) -> None:
-    """Refuse scores outside [0, 1]: a logit or a raw score is not a predicted probability."""
-    outside = (ties.score < 0.0) | (ties.score > 1.0)
-    if not outside.any():
-        return
-    score = ingested.spec.score
-    names = ", ".join(map(repr, score)) if isinstance(score, tuple) else repr(score)
-    low, high = float(ties.score.min()), float(ties.score.max())
-    rows = int(np.rint(np.sum((ties.pos + ties.neg)[outside]))) if ingested.weight_sums is None else None
-    count = f"{rows:,} row{'s' * (rows != 1)}" if rows is not None else "some rows"
-    hint = (" (it looks like a logit or linear predictor: pass 1 / (1 + exp(-score)))" if low < 0.0
-            else " (a percentage? divide by 100)" if high <= 100.0 else "")
-    raise InputError(f"calibration needs predicted probabilities in [0, 1]; score column {names} holds values from "
-                     f"{low:g} to {high:g}, {count} outside{hint}")

@@ -65,6 +65,7 @@ from .calibration import (CONSTANT, SEPARATED, brier, calibration_intercept, cal
                           scaled_brier, spiegelhalter_p, spiegelhalter_z, with_prevalence)
 from .calibration_curve import DEFAULT_KNOTS, FEW_DISTINCT, e50, e90, emax, ici
 from .convex import interpolated_convex
+from .net_benefit import NET_BENEFIT_STATISTICS, RuleSet, rule, rule_column
 from .interpolated import interpolated_max, interpolated_mean, interpolated_median
 from .partial import PartialRange, roc_window_area
 from .prevalence import prevalence_records
@@ -86,6 +87,8 @@ __all__ = [
     "records",
     "CALIBRATION_STATISTICS",
     "calibration_records",
+    "NET_BENEFIT_RECORDS",
+    "net_benefit_records",
     "TIES",
     "DEFAULT_TIES",
 ]
@@ -146,6 +149,8 @@ class Estimator:
     bounds : (float, float)
         The range the statistic can take; an interval's bounds are truncated
         to it ((0, 1) for an area; unbounded for a calibration slope).
+    threshold : float, optional
+        The risk threshold of a net-benefit record (its name is ``statistic@threshold``).
     """
 
     name: str
@@ -162,6 +167,12 @@ class Estimator:
     undefined: str | None = None
     coverage_caveat: str | None = None
     bounds: tuple[float, float] = (0.0, 1.0)
+    threshold: float | None = None
+
+    @property
+    def statistic(self) -> str:
+        """The name without a net-benefit record's threshold (``"net_benefit@0.1"`` -> ``"net_benefit"``)."""
+        return self.name.partition("@")[0]
 
     def under(self, ties: str) -> "Estimator":
         """The record to use under ``ties=`` (``"interpolate"`` or ``"published"``)."""
@@ -309,9 +320,31 @@ CALIBRATION_STATISTICS: dict[str, Estimator] = _registry(
               undefined="no Spiegelhalter z: every prediction is 0, 1/2 or 1 (its null variance is 0)"),
 )
 
+#: Net-benefit statistics by public name (:mod:`.net_benefit`): a record per statistic and threshold is made by
+#: :func:`net_benefit_records`; these name what each statistic is (a difference of proportions, unbounded).
+NET_BENEFIT_RECORDS = _registry(*(Estimator(name, "net_benefit", rule_column, bounds=_UNBOUNDED)
+                                  for name in NET_BENEFIT_STATISTICS))
+
 #: Every registry by metric.
 ESTIMATORS: dict[str, dict[str, Estimator]] = {"aucpr": PR_ESTIMATORS, "auroc": ROC_ESTIMATORS,
-                                               "calibration": CALIBRATION_STATISTICS}
+                                               "calibration": CALIBRATION_STATISTICS,
+                                               "net_benefit": NET_BENEFIT_RECORDS}
+
+
+def net_benefit_records(names: Sequence[str], thresholds: Sequence[float], policy: str = "opt-in",
+                        prevalence: float | None = None, harm: float = 0.0) -> list[Estimator]:
+    """One record per statistic of ``names`` and threshold (statistic-major), named ``statistic@threshold``.
+
+    The records of one call share a :class:`~.net_benefit.RuleSet`, so a
+    table's counts at every threshold are read once for all of them.
+    """
+    pairs = [(name, float(t)) for name in names for t in thresholds]
+    rules = RuleSet(tuple(rule(name, t, policy, harm) for name, t in pairs), prevalence)
+    bounds = {"standardized_net_benefit": (-np.inf, 1.0)}
+    return [attrs.evolve(NET_BENEFIT_RECORDS[name], name=f"{name}@{t!r}", threshold=t,
+                         function=functools.partial(rule_column, rules=rules, j=j),
+                         bounds=bounds.get(name, _UNBOUNDED))
+            for j, (name, t) in enumerate(pairs)]
 
 #: Why Spiegelhalter's z is not given (weights; a stated prevalence).
 _NO_Z = {"weights": "no Spiegelhalter z with weights= (its null variance needs the squared weights)",

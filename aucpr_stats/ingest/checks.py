@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from .._validate import ColumnSpec
 from ..exceptions import InputError, MissingValueError, OutcomeError
 
-__all__ = ["check_stats", "check_key_names", "NO_ROWS", "RESULT_COLUMNS"]
+__all__ = ["check_stats", "check_key_names", "check_probabilities", "NO_ROWS", "RESULT_COLUMNS"]
 
 #: The message for data with columns but no rows (a file with only a header).
 NO_ROWS = "`data` has no rows (only column names); an AUC needs cases"
@@ -158,3 +160,19 @@ def check_stats(stats: dict, spec: ColumnSpec, examples: Callable[[str, Any], An
             f"`outcome` column {spec.outcome!r} has levels {shown}, not 0/1; "
             "pass `positive=` to name the positive level"
         )
+
+
+def check_probabilities(ties, ingested, what: str) -> None:
+    """Refuse scores outside [0, 1]: a logit or a raw score is not a predicted probability."""
+    outside = (ties.score < 0.0) | (ties.score > 1.0)
+    if not outside.any():
+        return
+    score = ingested.spec.score
+    names = ", ".join(map(repr, score)) if isinstance(score, tuple) else repr(score)
+    low, high = float(ties.score.min()), float(ties.score.max())
+    rows = int(np.rint(np.sum((ties.pos + ties.neg)[outside]))) if ingested.weight_sums is None else None
+    count = f"{rows:,} row{'s' * (rows != 1)}" if rows is not None else "some rows"
+    hint = (" (it looks like a logit or linear predictor: pass 1 / (1 + exp(-score)))" if low < 0.0
+            else " (a percentage? divide by 100)" if high <= 100.0 else "")
+    raise InputError(f"{what} needs predicted probabilities in [0, 1]; score column {names} holds values from "
+                     f"{low:g} to {high:g}, {count} outside{hint}")

@@ -24,6 +24,7 @@ from ..estimators.partial_variance import partial_auroc_se
 from .bootstrap import Bootstrap, bootstrap_method, bootstrap_note
 from .calibration import (PROFILE_STATISTICS, WALD_STATISTICS, calibration_bootstrap, profile_method, profile_note,
                           wald_method, wald_note)
+from .net_benefit import net_benefit_bootstrap, wald_method as net_benefit_wald, wald_note as net_benefit_wald_note
 from .boundaries import newcombe_interval, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, wald_interval
 from .cross_validation import CrossValidation, cross_validation_method, cross_validation_note
@@ -36,6 +37,9 @@ from .per_positive import per_positive_method, per_positive_note
 
 __all__ = ["IntervalMethod", "INTERVAL_METHODS", "DEFAULT_METHOD", "PR_METHODS", "ROC_METHODS", "DESIGNS",
            "design_of", "default_method"]
+
+#: Events below which the net-benefit intervals are flagged (benchmarks/net_benefit_coverage_results.md).
+NET_BENEFIT_MIN_EVENTS = 20
 
 #: The sampling designs a result can have: independent rows, weighted rows (``weights=``), clusters (``cluster=``).
 DESIGNS = ("rows", "weights", "cluster")
@@ -309,6 +313,18 @@ INTERVAL_METHODS["calibration"] = {
                                 fallback=False, min_clusters=30, max_control_weight=10.0),
 }
 
+# Net benefit (aucpr_stats.net_benefit): a difference of proportions at each threshold, its Wald interval
+# the exact linearisation from counts (intervals/net_benefit.py). Minimum events from
+# benchmarks/net_benefit_coverage_results.md.
+INTERVAL_METHODS["net_benefit"] = {
+    "wald": IntervalMethod("wald", net_benefit_wald, min_positives=NET_BENEFIT_MIN_EVENTS, note=net_benefit_wald_note,
+                           fallback=False, designs=DESIGNS, needs_rows=True, min_clusters=30),
+    "bootstrap": IntervalMethod("bootstrap", net_benefit_bootstrap,
+                                min_positives=NET_BENEFIT_MIN_EVENTS, options=Bootstrap,
+                                columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note, designs=DESIGNS,
+                                location="boot_median", fallback=False, min_clusters=30),
+}
+
 # AUCPR at a stated prevalence from a case-control sample: the estimate is biased upward and the intervals
 # under-cover when each control stands for many cohort controls. benchmarks/case_control_grid_results.md (the
 # default estimator, 2-20 controls per case, prevalence 0.01-0.1, 50-1,000 cases, 1,000 samples per cell): the
@@ -322,7 +338,7 @@ INTERVAL_METHODS["aucpr"] = {name: attrs.evolve(method, max_control_weight=1.5)
 #: interval: the best worst-case coverage of the closed forms from weak to near-perfect scores (93.2%
 #: in every cell, where DeLong's falls to 66% near AUROC 0.999; benchmarks/auroc_boundary_results.md),
 #: inside [0, 1] by construction, and faster than DeLong's (no placement values).
-DEFAULT_METHOD = {"aucpr": "logit", "auroc": "newcombe", "calibration": "wald"}
+DEFAULT_METHOD = {"aucpr": "logit", "auroc": "newcombe", "calibration": "wald", "net_benefit": "wald"}
 
 PR_METHODS = tuple(INTERVAL_METHODS["aucpr"])
 
@@ -349,6 +365,8 @@ def default_method(result) -> str:
     cluster-robust variance (AUROC).
     """
     design = design_of(result)
+    if result.metric == "net_benefit":  # exact linearisation in every design (intervals/net_benefit.py)
+        return "wald"
     if result.metric == "calibration":  # the bootstrap at a stated prevalence (the reweighted controls vary)
         return "bootstrap" if result.stated_prevalence is not None else "wald"
     if any(is_partial(record) for record in result.estimator_records()):

@@ -1,0 +1,202 @@
+r"""Net benefit at risk thresholds, read off the tie table: decision curve analysis.
+
+A patient is treated when the predicted risk is at least the threshold
+:math:`t` (``p >= t``; dcurves and rmda). With the threshold odds
+:math:`w = t / (1 - t)` (the harm of treating a non-event, in units of the
+benefit of treating an event, that a threshold of :math:`t` expresses), the
+**net benefit** of the model (Vickers & Elkin 2006, Eq. 1) is
+
+.. math::
+
+    \mathrm{NB}(t) = \frac{TP(t)}{n} - \frac{FP(t)}{n}\, w - h ,
+
+with :math:`h` the harm of the test itself (``harm=``, default 0). The
+**opt-out** policy (Kerr et al. 2016), for decisions to withhold a default
+treatment, counts true negatives: :math:`\mathrm{NB}_{\mathrm{out}}(t) =
+TN(t)/n - FN(t)/n \cdot w^{-1} - h`. The references are the strategies that
+ignore the model: under opt-in, treat none (0) and treat all,
+:math:`\pi - (1 - \pi)\,w`; under opt-out, treat all (0) and treat none,
+:math:`(1 - \pi) - \pi / w`. The **standardised net benefit** divides by
+the largest value a perfect model reaches, :math:`\pi` (opt-in) or
+:math:`1 - \pi` (opt-out); the **net interventions avoided per 100**
+is :math:`100\,(\mathrm{NB} - \mathrm{NB}_{\mathrm{all}})/w = 100\,(TN/n -
+FN/n \cdot w^{-1} - h/w)`, the same under either policy (it is the opt-out
+net benefit, per 100).
+
+Every one of them is a ratio of linear sums over the rows: each row
+contributes a constant that depends on its class and on whether its risk is
+above the threshold (``coefficients``), so the counts at every threshold of
+every group, one sort of the tie table (:func:`~.threshold_points.counts_at`),
+give all of them at once; weights enter as counts. At a stated population
+prevalence :math:`\pi` (a case-control sample; rmda's
+``population.prevalence``) the events' and non-events' sums are read as
+proportions within their class and combined with :math:`\pi` and
+:math:`1 - \pi`.
+
+References
+----------
+Vickers, A. J., Elkin, E. B. (2006). Decision curve analysis: a novel method
+for evaluating prediction models. Med Decis Making 26, 565-574.
+Kerr, K. F., Brown, M. D., Zhu, K., Janes, H. (2016). Assessing the clinical
+impact of risk prediction models with decision curves: guidance for correct
+interpretation and appropriate use. J Clin Oncol 34, 2534-2540.
+Vickers, A. J., Van Calster, B., Steyerberg, E. W. (2016). Net benefit
+approaches to the evaluation of prediction models, molecular markers, and
+diagnostic tests. BMJ 352, i6.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import attrs
+import numpy as np
+
+from ..ties import TieTable
+from .threshold_points import counts_at
+
+__all__ = ["POLICIES", "NET_BENEFIT_STATISTICS", "DEFAULT_THRESHOLDS", "Rule", "RuleSet", "ThresholdCounts", "rule",
+           "threshold_counts", "linear_statistic", "references", "rule_column"]
+
+#: ``policy=``: treat those at or above the threshold (opt-in), or withhold a default treatment below it (opt-out).
+POLICIES = ("opt-in", "opt-out")
+#: The statistics with an estimate and an interval at each threshold, in display order.
+NET_BENEFIT_STATISTICS = ("net_benefit", "standardized_net_benefit", "interventions_avoided")
+#: 1% to 99% by 1% (dcurves' grid without its threshold of 0, where the odds are 0).
+DEFAULT_THRESHOLDS = tuple(np.round(np.arange(1, 100) / 100.0, 2).tolist())
+
+
+@attrs.frozen
+class Rule:
+    """One statistic at one threshold as a ratio of sums: each row's term by class and side of the threshold.
+
+    The statistic of a group is ``scale * A / B`` with
+    ``A = sum(pos_above) * a1 + sum(pos_below) * a0 + sum(neg_above) * b1 + sum(neg_below) * b0`` and
+    ``B = alpha * sum(pos) + beta * sum(neg)`` (a cohort); at a stated prevalence
+    ``pi`` it is ``scale * (pi * A_pos / P + (1 - pi) * A_neg / N) / (alpha * pi + beta * (1 - pi))``.
+    """
+
+    threshold: float
+    a1: float
+    a0: float
+    b1: float
+    b0: float
+    alpha: float = 1.0
+    beta: float = 1.0
+    scale: float = 1.0
+
+
+def rule(statistic: str, threshold: float, policy: str = "opt-in", harm: float = 0.0) -> Rule:
+    """The :class:`Rule` of ``statistic`` at ``threshold`` under ``policy``, the test's ``harm`` subtracted."""
+    w = threshold / (1.0 - threshold)
+    if statistic == "interventions_avoided":  # 100 (TN - FN / w) / n - 100 h / w, whatever the policy
+        return Rule(threshold, 0.0 - harm / w, -1.0 / w - harm / w, -harm / w, 1.0 - harm / w, scale=100.0)
+    if policy == "opt-in":
+        terms = (1.0 - harm, -harm, -w - harm, -harm)
+    else:
+        terms = (-harm, -1.0 / w - harm, -harm, 1.0 - harm)
+    if statistic == "net_benefit":
+        return Rule(threshold, *terms)
+    if statistic == "standardized_net_benefit":  # over the largest net benefit: pi (opt-in), 1 - pi (opt-out)
+        alpha, beta = (1.0, 0.0) if policy == "opt-in" else (0.0, 1.0)
+        return Rule(threshold, *terms, alpha=alpha, beta=beta)
+    raise ValueError(f"unknown net benefit statistic {statistic!r}")
+
+
+@attrs.frozen(eq=False)
+class ThresholdCounts:
+    """Counts above each threshold of each group, and the class totals.
+
+    Attributes
+    ----------
+    thresholds : ndarray, shape (T,)
+    tp, fp : ndarray, shape (n_segments, T)
+        Events and non-events (their weight) with a risk ``>= threshold``.
+    n_pos, n_neg : ndarray, shape (n_segments,)
+    """
+
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    n_pos: np.ndarray
+    n_neg: np.ndarray
+
+    @property
+    def fn(self) -> np.ndarray:
+        return self.n_pos[:, None] - self.tp
+
+    @property
+    def tn(self) -> np.ndarray:
+        return self.n_neg[:, None] - self.fp
+
+
+def threshold_counts(ties: TieTable, thresholds: Sequence[float]) -> ThresholdCounts:
+    """:class:`ThresholdCounts` of every segment at ``thresholds``: one sort of the tie rows and the thresholds."""
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    points = counts_at(ties, thresholds)
+    shape = (ties.n_segments, thresholds.size)
+    n_pos, n_neg = ties.n_pos.astype(np.float64), ties.n_neg.astype(np.float64)
+    return ThresholdCounts(thresholds, points.tp.reshape(shape).astype(np.float64),
+                           points.fp.reshape(shape).astype(np.float64), n_pos, n_neg)
+
+
+@attrs.frozen(eq=False)
+class RuleSet:
+    """The rules of one call (every statistic at every threshold) and its stated prevalence.
+
+    Hashed by identity: the values of every rule on a table are computed
+    once and kept in the table's ``__dict__`` under this key (:func:`rule_column`).
+    """
+
+    rules: tuple
+    prevalence: float | None = None
+
+    @property
+    def thresholds(self) -> np.ndarray:
+        """The distinct thresholds of the rules, ascending."""
+        return np.unique(np.array([r.threshold for r in self.rules], dtype=np.float64))
+
+
+def rule_column(ties: TieTable, rules: RuleSet, j: int) -> np.ndarray:
+    """The value of rule ``j`` of ``rules`` in every segment; every rule computed once per table (one sort)."""
+    store = vars(ties).setdefault("net_benefit_values", {})
+    if rules not in store:
+        thresholds = rules.thresholds
+        counts = threshold_counts(ties, thresholds)
+        at = np.searchsorted(thresholds, [r.threshold for r in rules.rules])
+        store[rules] = linear_statistic(counts, rules.rules, rules.prevalence, columns=at)
+    return store[rules][:, j]
+
+
+def linear_statistic(counts: ThresholdCounts, rules: Sequence[Rule], prevalence: float | None = None,
+                     columns: np.ndarray | None = None) -> np.ndarray:
+    """The statistics of ``rules`` for every segment: (n_segments, len(rules)).
+
+    Rule ``k`` reads the counts at threshold column ``columns[k]`` (default: ``k``).
+    """
+    if columns is not None:
+        counts = ThresholdCounts(counts.thresholds[columns], counts.tp[:, columns], counts.fp[:, columns],
+                                 counts.n_pos, counts.n_neg)
+    a1, a0, b1, b0, alpha, beta, scale = (np.array([getattr(r, f) for r in rules])
+                                          for f in ("a1", "a0", "b1", "b0", "alpha", "beta", "scale"))
+    pos_sum = counts.tp * a1 + counts.fn * a0
+    neg_sum = counts.fp * b1 + counts.tn * b0
+    p, n = counts.n_pos[:, None], counts.n_neg[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if prevalence is None:
+            return scale * (pos_sum + neg_sum) / (alpha * p + beta * n)
+        pi = prevalence
+        return scale * (pi * pos_sum / p + (1.0 - pi) * neg_sum / n) / (alpha * pi + beta * (1.0 - pi))
+
+
+def references(n_pos: np.ndarray, n_neg: np.ndarray, thresholds: np.ndarray, policy: str = "opt-in",
+               prevalence: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(treat all, treat none) net benefit of every group at every threshold: (n_segments, T) each."""
+    n_pos, n_neg = np.asarray(n_pos, dtype=np.float64), np.asarray(n_neg, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pi = (n_pos / (n_pos + n_neg) if prevalence is None else np.full(n_pos.shape, prevalence))[:, None]
+    w = (thresholds / (1.0 - thresholds))[None, :]
+    zero = np.zeros((n_pos.size, thresholds.size))
+    if policy == "opt-in":
+        return pi - (1.0 - pi) * w, zero
+    return zero, (1.0 - pi) - pi / w

@@ -4,36 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
 
 from . import _validate
 from .api import warn_undefined
 from .estimators.engine import evaluate
-from .estimators.net_benefit import DEFAULT_THRESHOLDS, NET_BENEFIT_STATISTICS, POLICIES
+from .estimators.net_benefit import DEFAULT_THRESHOLDS, NET_BENEFIT_STATISTICS, POLICIES, thresholds_iv
 from .estimators.registry import net_benefit_records
-from .exceptions import InputError
 from .front_door import front_door
 from .ingest import read
 from .ingest.checks import check_probabilities
 from .results_net_benefit import NetBenefitResult
 
-__all__ = ["net_benefit", "thresholds_iv"]
-
-
-def thresholds_iv(thresholds: Any) -> tuple[float, ...]:
-    """``thresholds``: risk thresholds strictly between 0 and 1, returned ascending and distinct."""
-    try:
-        values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
-    except (TypeError, ValueError):
-        raise InputError(f"`thresholds` must be numbers strictly between 0 and 1; got {_validate.shown(thresholds)}"
-                         ) from None
-    if values.ndim != 1 or values.size == 0:
-        raise InputError(f"`thresholds` must be one number or a sequence of numbers; got {_validate.shown(thresholds)}")
-    bad = ~((values > 0.0) & (values < 1.0))
-    if bad.any():
-        raise InputError(f"`thresholds` must lie strictly between 0 and 1 (a threshold of 0 or 1 has no odds "
-                         f"t / (1 - t)); got {int(bad.sum())} outside, e.g. {values[bad][0]!r}")
-    return tuple(np.unique(values).tolist())
+__all__ = ["net_benefit"]
 
 
 def net_benefit(

@@ -20,6 +20,7 @@ import polars as pl
 from .. import _validate
 from ..estimators import DEFAULT_ESTIMATOR, ESTIMATORS
 from ..exceptions import InputError
+from ..estimators.net_benefit import DEFAULT_THRESHOLDS, thresholds_iv
 from ..estimators.partial import partial_iv
 from ..estimators.registry import records
 from ..estimators.tie_blocks import DEFAULT_TIES, ties_iv
@@ -27,6 +28,7 @@ from ..front_door import open_data
 from ..progress import progress_iv
 from ..resample import DEFAULT_N_BOOT
 from .calibration import compare_calibration
+from .net_benefit import compare_net_benefit
 from .clustered import compare_paired_clustered
 from .paired import compare_paired, delong_paired, score_pairs
 from .heterogeneity import HeterogeneityResult, heterogeneity
@@ -106,6 +108,10 @@ def compare(
     cluster: str | None = None,
     weights: str | None = None,
     rng: Any = None,
+    thresholds: Any = None,
+    policy: str = "opt-in",
+    harm: float = 0.0,
+    band: Any = None,
 ) -> ComparisonResult:
     """Compare the AUCPR or AUROC of scores, paired on the same rows or between independent groups.
 
@@ -130,9 +136,15 @@ def compare(
         one of ``score`` and ``scores``).
     by : str or list of str, optional
         Grouping columns: one set of comparisons per group.
-    metric : {"aucpr", "auroc"}
+    metric : {"aucpr", "auroc", "calibration", "net_benefit"}
         The area compared: ``"aucpr"`` (default, the library's namesake) or
-        ``"auroc"``.
+        ``"auroc"``; or calibration statistics (the paired Wald comparison,
+        :mod:`aucpr_stats.compare.calibration`); or net benefit at
+        ``thresholds`` (default 1%-99%) under ``policy`` with the test's
+        ``harm``, the paired Wald difference at each threshold and with
+        ``band=(low, high)`` a simultaneous sup-t band over that range
+        (:mod:`aucpr_stats.compare.net_benefit`; ``estimator=`` picks the
+        net-benefit statistics, ``rng=`` seeds the band's draws).
     method : {"bootstrap", "delong"}, optional
         ``"bootstrap"`` (the only method for AUCPR, so the default call is
         the paired bootstrap of AUCPR): the stratified bootstrap, paired (the same
@@ -283,6 +295,24 @@ def compare(
         return compare_calibration(data_or_formula, data, outcome, scores, by, statistic=estimator,
                                    reference=reference, level=level, positive=positive, missing=missing,
                                    negative=negative, unused_levels=unused_levels)
+    if metric == "net_benefit":  # the paired Wald difference at each threshold (compare/net_benefit.py)
+        given = {name: value for name, value in (("between", between), ("cluster", cluster), ("weights", weights),
+                                                 ("specificity", specificity), ("sensitivity", sensitivity),
+                                                 ("recall", recall), ("adjust", adjust)) if value is not None}
+        if given or method not in (None, "wald"):
+            refused = sorted(given) + ([f"method={method!r}"] if method not in (None, "wald") else [])
+            raise InputError(f"compare(metric='net_benefit') is the paired Wald comparison of independent rows; "
+                             f"it does not take {refused} yet")
+        if prevalence is not None:
+            prevalence = _validate.probability_iv(prevalence, "prevalence")
+        return compare_net_benefit(
+            data_or_formula, data, outcome, scores, by, statistic=estimator or "net_benefit",
+            thresholds=thresholds_iv(DEFAULT_THRESHOLDS if thresholds is None else thresholds), policy=policy,
+            harm=_validate.number_iv(harm, "harm"), prevalence=prevalence, band=band,
+            rng=_validate.rng_iv(rng, seed), reference=reference, level=level, positive=positive, missing=missing,
+            negative=negative, unused_levels=unused_levels)
+    if thresholds is not None or band is not None:
+        raise InputError("`thresholds=` and `band=` apply to metric='net_benefit'")
     requested_method = method
     for name, value in (("specificity", specificity), ("sensitivity", sensitivity), ("recall", recall),
                         ("prevalence", prevalence)):

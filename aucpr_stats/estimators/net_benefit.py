@@ -47,16 +47,18 @@ diagnostic tests. BMJ 352, i6.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import attrs
 import numpy as np
 
+from .._validate import shown
+from ..exceptions import InputError
 from ..ties import TieTable
 from .threshold_points import counts_at
 
 __all__ = ["POLICIES", "NET_BENEFIT_STATISTICS", "DEFAULT_THRESHOLDS", "Rule", "RuleSet", "ThresholdCounts", "rule",
-           "threshold_counts", "linear_statistic", "references", "rule_column"]
+           "threshold_counts", "linear_statistic", "references", "rule_column", "thresholds_iv"]
 
 #: ``policy=``: treat those at or above the threshold (opt-in), or withhold a default treatment below it (opt-out).
 POLICIES = ("opt-in", "opt-out")
@@ -200,3 +202,19 @@ def references(n_pos: np.ndarray, n_neg: np.ndarray, thresholds: np.ndarray, pol
     if policy == "opt-in":
         return pi - (1.0 - pi) * w, zero
     return zero, (1.0 - pi) - pi / w
+
+
+def thresholds_iv(thresholds: Any) -> tuple[float, ...]:
+    """``thresholds``: risk thresholds strictly between 0 and 1, returned ascending and distinct."""
+    try:
+        values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise InputError(f"`thresholds` must be numbers strictly between 0 and 1; got {shown(thresholds)}"
+                         ) from None
+    if values.ndim != 1 or values.size == 0:
+        raise InputError(f"`thresholds` must be one number or a sequence of numbers; got {shown(thresholds)}")
+    bad = ~((values > 0.0) & (values < 1.0))
+    if bad.any():
+        raise InputError(f"`thresholds` must lie strictly between 0 and 1 (a threshold of 0 or 1 has no odds "
+                         f"t / (1 - t)); got {int(bad.sum())} outside, e.g. {values[bad][0]!r}")
+    return tuple(np.unique(values).tolist())

@@ -150,7 +150,8 @@ class DecisionCurve:
             axis.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{100 * v:.0f}%"))
             axis.set_xlabel("Threshold probability")
             axis.set_ylabel("Net benefit" + (" (opt-out)" if opt_out else ""))
-            axis.set_title(labels[p], fontsize="medium")
+            if labels[p] != "all rows":
+                axis.set_title(labels[p], fontsize="medium")
             axis.grid(True, color="0.92", lw=0.6)
             if p == 0:
                 band = f" ({float(level[0]):.0%} pointwise band)" if level.len() else ""

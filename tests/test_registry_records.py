@@ -19,7 +19,7 @@ duckdb = pytest.importorskip("duckdb")
 
 import functools
 
-from aucpr_stats import aucpr, auroc, calibration, compare
+from aucpr_stats import aucpr, auroc, calibration, compare, net_benefit
 from aucpr_stats.estimators import ESTIMATORS, PR_ESTIMATORS, TIES
 from aucpr_stats.estimators.partial import partial_iv
 from aucpr_stats.estimators.registry import records
@@ -52,11 +52,11 @@ def engine(frame):
 @pytest.mark.parametrize("ties", TIES)
 @pytest.mark.parametrize("metric, name", [(m, n) for m, registry in ESTIMATORS.items() for n in registry])
 def test_summable_is_what_an_engine_sums(engine, frame, metric, name, ties):
-    verb = {"aucpr": aucpr, "auroc": auroc, "calibration": calibration}[metric]
+    verb = {"aucpr": aucpr, "auroc": auroc, "calibration": calibration, "net_benefit": net_benefit}[metric]
     record = ESTIMATORS[metric][name].under(ties)
     options = {"ties": ties} if metric == "aucpr" else {}
-    if metric == "calibration":  # its statistics are named by `statistic=`
-        verb = functools.partial(_statistic, calibration)
+    if metric in ("calibration", "net_benefit"):  # their statistics are named by `statistic=`
+        verb = functools.partial(_statistic, verb)
     if record.summable:
         got = _quiet(lambda: verb(engine, "y", "s", by="site", estimator=name, **options))
         want = _quiet(lambda: verb(frame, "y", "s", by="site", estimator=name, **options))

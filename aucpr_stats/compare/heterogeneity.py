@@ -81,14 +81,16 @@ __all__ = [
 #: interval methods of ``conf_int`` whose standard error is used (chi-square reference), and for AUCPR the
 #: jackknife of :mod:`.jackknife` (an F reference).
 HETEROGENEITY_METHODS = {"auroc": ("delong", "logit", "bootstrap"), "aucpr": ("jackknife", "logit", "bootstrap"),
-                         "calibration": ("wald", "bootstrap")}
+                         "calibration": ("wald", "bootstrap"), "net_benefit": ("wald", "bootstrap")}
 
 #: The scale of the test when ``scale`` is not given, per (metric, method).
 DEFAULT_SCALE = {("auroc", "delong"): "natural", ("auroc", "logit"): "logit", ("auroc", "bootstrap"): "natural",
                  ("aucpr", "jackknife"): "logit", ("aucpr", "logit"): "logit", ("aucpr", "bootstrap"): "logit",
                  # calibration: CITL, slope and intercept are logistic coefficients (natural scale); the Wald
                  # standard errors of O/E and Brier are on the statistic's own scale too
-                 ("calibration", "wald"): "natural", ("calibration", "bootstrap"): "natural"}
+                 ("calibration", "wald"): "natural", ("calibration", "bootstrap"): "natural",
+                 # net benefit: a difference of proportions, unbounded, its Wald variance exact
+                 ("net_benefit", "wald"): "natural", ("net_benefit", "bootstrap"): "natural"}
 
 #: The size of the tests was measured by simulation from this many positives per group up
 #: (``docs/heterogeneity.md``); rows with smaller groups say so in their note.
@@ -235,7 +237,8 @@ class HeterogeneityResult:
         return self._single("p_value")
 
     def _title(self) -> str:
-        label = {"auroc": "AUROC", "aucpr": "AUCPR"}[self.metric]
+        label = {"auroc": "AUROC", "aucpr": "AUCPR", "calibration": "Calibration",
+                 "net_benefit": "Net benefit"}[self.metric]
         test = "Interaction (difference equal in every group)" if self.kind == "interaction" else (
             "Heterogeneity (area equal in every group)")
         source = {"delong": "DeLong", "logit": "logit-interval", "bootstrap": "bootstrap"}.get(self.method, self.method)

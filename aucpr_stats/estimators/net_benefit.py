@@ -216,5 +216,5 @@ def thresholds_iv(thresholds: Any) -> tuple[float, ...]:
     bad = ~((values > 0.0) & (values < 1.0))
     if bad.any():
         raise InputError(f"`thresholds` must lie strictly between 0 and 1 (a threshold of 0 or 1 has no odds "
-                         f"t / (1 - t)); got {int(bad.sum())} outside, e.g. {values[bad][0]!r}")
+                         f"t / (1 - t)); got {int(bad.sum())} outside, e.g. {float(values[bad][0])!r}")
     return tuple(np.unique(values).tolist())

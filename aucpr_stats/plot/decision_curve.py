@@ -21,6 +21,7 @@ import polars as pl
 
 from .. import _frames
 from .._validate import SCORE_KEY
+from ..exceptions import InputError
 from .curves import group_labels
 
 __all__ = ["DecisionCurve"]
@@ -46,8 +47,6 @@ class DecisionCurve:
     def of(cls, result, level: float | None = 0.95) -> "DecisionCurve":
         """The net benefit rows of ``result``, with the Wald band at ``level`` (None: no band)."""
         if not any(record.statistic == "net_benefit" for record in result.records):
-            from ..exceptions import InputError  # lazy: only on this error
-
             raise InputError("a decision curve draws net benefit: estimate with statistic='net_benefit' (the default)")
         if level is None:
             frame = result.to_polars().filter(pl.col("estimator") == "net_benefit")
@@ -108,8 +107,6 @@ class DecisionCurve:
         labels, panel, scores = self._panels()
         n_panels = len(labels)
         if ax is not None and n_panels > 1:
-            from ..exceptions import InputError  # lazy: only on this error
-
             raise InputError(f"`ax` takes one panel; this result has {n_panels} groups (leave `ax` out)")
         if ax is None:
             ncols = max(1, min(ncols, n_panels))

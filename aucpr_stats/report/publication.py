@@ -47,7 +47,7 @@ def _value_frame(result: Any, method: str | None, level: float, options: Mapping
                  method_options: Mapping[str, Mapping] | None) -> tuple[pl.DataFrame, str | None]:
     """Estimates (``method=None``) or intervals of one result, and the method name the cells report."""
     if method is None:
-        frame = result.to_polars().with_columns(
+        frame = _record_names(result.to_polars()).with_columns(
             pl.lit(None, dtype=pl.Float64).alias("lower"), pl.lit(None, dtype=pl.Float64).alias("upper"),
             pl.lit(None, dtype=pl.String).alias("method"),
         )
@@ -55,7 +55,15 @@ def _value_frame(result: Any, method: str | None, level: float, options: Mapping
     options = {**options, **((method_options or {}).get(method, {}))}
     frame = result.conf_int_polars(method=None if method == "default" else method, level=level, **options)
     names = frame["method"].unique(maintain_order=True).to_list()
-    return frame, (names[0] if len(names) == 1 else method)
+    return _record_names(frame), (names[0] if len(names) == 1 else method)
+
+
+def _record_names(frame: pl.DataFrame) -> pl.DataFrame:
+    """A net-benefit frame's ``estimator`` and ``threshold`` as the record names ``"net_benefit@0.1"``."""
+    if "threshold" not in frame.columns:
+        return frame
+    names = [f"{e}@{float(t)!r}" for e, t in zip(frame["estimator"].to_list(), frame["threshold"].to_list())]
+    return frame.with_columns(pl.Series("estimator", names, dtype=pl.String))
 
 
 def _check_results(results: Any) -> list:
@@ -160,7 +168,11 @@ def _headers(column_order: list[tuple], estimators_by_metric: dict, methods_by_m
     for col_id in column_order:
         s, metric, metric_label, est, reported = col_id
         text = label(metric, metric_label)
-        if len(estimators_by_metric[metric]) > 1:
+        if "@" in str(est):  # a net-benefit statistic at a threshold: "Net benefit at 10%"
+            base, _, at = str(est).partition("@")
+            text = (text if base == "net_benefit" else label(base, pretty_name(base)).capitalize())
+            text = label(est, f"{text} at {100 * float(at):g}%")
+        elif len(estimators_by_metric[metric]) > 1:
             text += f", {label(est, pretty_name(est))}"
         elif ", " in str(est):  # a partial area: the estimator's name carries its range ("specificity 0.8-1")
             text = f"Partial {text}, {label(est, str(est).split(', ', 1)[1])}"
@@ -180,6 +192,7 @@ def _headers(column_order: list[tuple], estimators_by_metric: dict, methods_by_m
 def _estimator_text(name: str, label: Labels) -> str:
     """An estimator's display name; a partial area's range ("a_prime, specificity 0.8-1") after its base name."""
     base, _, extent = str(name).partition(", ")
+    base = base.partition("@")[0]  # a net-benefit statistic: its thresholds are in the headers
     return label(name, label(base, pretty_name(base)) + (f", {extent}" if extent else ""))
 
 
@@ -202,7 +215,7 @@ def _footnote(results: list, estimators_by_metric: dict, methods_by_metric: dict
     notes = []
     for metric, ests in estimators_by_metric.items():
         metric_label = next(r.metric_label for r in results if r.metric == metric)
-        est_text = ", ".join(_estimator_text(e, label) for e in sorted(ests, key=str))
+        est_text = ", ".join(dict.fromkeys(_estimator_text(e, label) for e in sorted(ests, key=str)))
         meths = [m for m in methods_by_metric[metric] if m is not None]
         if meths:
             what = (f"estimate ({level_text(level)} confidence interval, "

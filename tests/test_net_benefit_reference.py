@@ -1,0 +1,382 @@
+"""net_benefit() against dcurves and against a brute-force oracle written from the definitions.
+
+Two independent references:
+
+* **dcurves** 1.1.7 (Python): its decision curves on the data sets of
+  ``tests/reference/dcurves_data_*.csv`` are stored in ``tests/reference/dcurves_reference.json``,
+  made by ``tests/reference/dcurves_reference.py`` (see its header; dcurves needs pandas < 3, so
+  it runs in a separate environment). Net benefit, net interventions avoided per 100 and the
+  treat-all / treat-none curves must agree to 1e-12 at every threshold, on pandas and polars input,
+  with ties between risks and thresholds, a test harm, a case-control prevalence, groups (dcurves
+  on each subset) and integer weights (dcurves on repeated rows).
+* **the oracle** (:func:`oracle`): for each threshold it counts, with numpy on the raw rows, the
+  (weighted) events and non-events at or above the threshold and applies the formulas of Vickers &
+  Elkin (2006) and Kerr et al. (2016) directly; no library code is used. It covers both policies,
+  the standardized net benefit, weights, groups, a stated prevalence and the test's harm, on the
+  reference data and on random small data sets (hypothesis) whose risks tie with the thresholds.
+
+Conventions the oracle encodes (those of ``aucpr_stats.net_benefit``): treat when ``risk >= t``;
+``w = t / (1 - t)``; with ``pi`` the (weighted) prevalence of the group, or the stated prevalence,
+
+* opt-in:  NB = TP/n - FP/n * w - harm; treat all = pi - (1 - pi) w; treat none = 0;
+  standardized = NB / pi.
+* opt-out: NB = TN/n - FN/n / w - harm; treat all = 0; treat none = (1 - pi) - pi / w;
+  standardized = NB / (1 - pi).
+* interventions avoided (either policy) = 100 (NB_opt-in - treat all_opt-in) / w, dcurves'
+  ``net_intervention_avoided`` with ``nper=100``; under opt-out without harm it equals 100 NB_opt-out.
+* a stated prevalence replaces TP/n, FN/n by pi TP/P, pi FN/P and FP/n, TN/n by (1 - pi) FP/N,
+  (1 - pi) TN/N (P, N: the events' and non-events' totals), as dcurves' ``prevalence=``.
+* weights: every count is a sum of weights, n the total weight; ``n_pos``/``n_neg`` stay row counts.
+* a group without events or without non-events: NaN estimates with a note and a
+  ``DegenerateGroupWarning``; its treat-all / treat-none references are still reported.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aucpr_stats import net_benefit
+from aucpr_stats.exceptions import DegenerateGroupWarning, OutcomeError
+
+REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
+REFERENCE = json.loads((REFERENCE_DIR / "dcurves_reference.json").read_text())
+CASES = REFERENCE["cases"]
+TOL = 1e-12
+KINDS = ("pandas", "polars")
+STATISTICS = ("net_benefit", "standardized_net_benefit", "interventions_avoided")
+DECIMAL_GRID = [i / 100 for i in range(1, 100)]
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def read_data(file_name: str) -> pd.DataFrame:
+    """A reference CSV, floats parsed to the exact doubles dcurves saw."""
+    return pd.read_csv(REFERENCE_DIR / file_name, dtype={"site": str}, float_precision="round_trip")
+
+
+def as_kind(frame: pd.DataFrame, kind: str):
+    """``frame`` as a pandas or a polars DataFrame."""
+    return frame if kind == "pandas" else pl.from_pandas(frame)
+
+
+def library_table(frame: pd.DataFrame, kind: str, outcome: str, score, **options) -> pd.DataFrame:
+    """``net_benefit(..., statistic="all").to_frame()`` on ``kind`` input, as pandas for the comparisons."""
+    table = net_benefit(as_kind(frame, kind), outcome, score, statistic="all", **options).to_frame()
+    assert isinstance(table, pd.DataFrame if kind == "pandas" else pl.DataFrame)
+    return table if kind == "pandas" else table.to_pandas()
+
+
+def select(table: pd.DataFrame, estimator: str, *, score: str | None = None, by: str | None = None,
+           group=None) -> pd.DataFrame:
+    """The rows of one statistic (and score and group), ascending in threshold."""
+    rows = table[table["estimator"] == estimator]
+    if score is not None and "score" in rows.columns:
+        rows = rows[rows["score"] == score]
+    if by is not None:
+        rows = rows[rows[by] == group]
+    return rows.sort_values("threshold", kind="stable")
+
+
+def assert_close(got, expected, what: str) -> None:
+    """Equal to ``TOL`` (absolute), NaN matching NaN."""
+    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(expected, dtype=float),
+                               rtol=0, atol=TOL, equal_nan=True, err_msg=what)
+
+
+# ------------------------------------------------------------------------------------------- oracle
+def oracle(y, risk, thresholds, *, weights=None, policy: str = "opt-in", harm: float = 0.0,
+           prevalence: float | None = None) -> dict:
+    """Decision-curve statistics of one group by brute force, straight from the definitions.
+
+    Parameters
+    ----------
+    y : array of 0/1
+        Outcome of each row.
+    risk : array of float
+        Predicted risk of each row; a row is treated when ``risk >= t``.
+    thresholds : sequence of float
+    weights : array of float, optional
+        Case weights: each row counts with its weight (default 1).
+    policy : {"opt-in", "opt-out"}
+    harm : float
+        Subtracted from the net benefit (not from the references).
+    prevalence : float, optional
+        A stated population prevalence (case-control reading of the sample).
+
+    Returns
+    -------
+    dict
+        Arrays over ``thresholds`` for ``net_benefit``, ``standardized_net_benefit``,
+        ``interventions_avoided``, ``treat_all``, ``treat_none``; and the scalars ``prevalence``
+        (the sample's weighted prevalence), ``n_pos``, ``n_neg`` (row counts) and ``note``.
+    """
+    y = np.asarray(y).astype(bool)
+    risk = np.asarray(risk, dtype=float)
+    wt = np.ones(y.size) if weights is None else np.asarray(weights, dtype=float)
+    total_pos, total_neg = float(wt[y].sum()), float(wt[~y].sum())
+    n = total_pos + total_neg
+    sample_pi = total_pos / n if n > 0 else np.nan  # a group whose weights are all zero
+    pi = sample_pi if prevalence is None else prevalence
+    if not y.any():
+        note = "no positives"
+    elif y.all():
+        note = "no negatives"
+    elif total_pos == 0:
+        note = "all weights zero among the positives"
+    elif total_neg == 0:
+        note = "all weights zero among the negatives"
+    else:
+        note = None
+
+    out = {name: [] for name in (*STATISTICS, "treat_all", "treat_none")}
+    for t in thresholds:
+        odds = t / (1.0 - t)
+        treated = risk >= t
+        all_in = pi - (1.0 - pi) * odds  # treat everyone, opt-in; also the opt-in baseline of interventions avoided
+        if policy == "opt-in":
+            out["treat_all"].append(all_in)
+            out["treat_none"].append(0.0)
+        else:
+            out["treat_all"].append(0.0)
+            out["treat_none"].append((1.0 - pi) - pi / odds)
+        if note is not None:
+            for name in STATISTICS:
+                out[name].append(np.nan)
+            continue
+        tp, fn = wt[y & treated].sum(), wt[y & ~treated].sum()
+        fp, tn = wt[~y & treated].sum(), wt[~y & ~treated].sum()
+        if prevalence is None:
+            tp_rate, fn_rate, fp_rate, tn_rate = tp / n, fn / n, fp / n, tn / n
+        else:
+            tp_rate, fn_rate = pi * tp / total_pos, pi * fn / total_pos
+            fp_rate, tn_rate = (1.0 - pi) * fp / total_neg, (1.0 - pi) * tn / total_neg
+        nb_in = tp_rate - fp_rate * odds - harm
+        if policy == "opt-in":
+            nb, best = nb_in, pi
+        else:
+            nb, best = tn_rate - fn_rate / odds - harm, 1.0 - pi
+        out["net_benefit"].append(nb)
+        out["standardized_net_benefit"].append(nb / best)
+        out["interventions_avoided"].append(100.0 * (nb_in - all_in) / odds)
+    result = {name: np.array(values) for name, values in out.items()}
+    result.update(prevalence=sample_pi, n_pos=int(y.sum()), n_neg=int((~y).sum()), note=note)
+    return result
+
+
+def check_group_against_oracle(table: pd.DataFrame, frame: pd.DataFrame, *, outcome: str, score: str,
+                               thresholds, by: str | None = None, group=None, weights: str | None = None,
+                               **options) -> None:
+    """Every statistic and reference of one score and group of ``table`` against :func:`oracle`."""
+    rows = frame if by is None else frame[frame[by] == group]
+    expected = oracle(rows[outcome], rows[score], thresholds,
+                      weights=None if weights is None else rows[weights], **options)
+    where = f"score={score!r}, group={group!r}, options={options}"
+    for statistic in STATISTICS:
+        got = select(table, statistic, score=score, by=by, group=group)
+        assert got["threshold"].tolist() == list(thresholds), where
+        assert_close(got["estimate"], expected[statistic], f"{statistic}, {where}")
+        assert_close(got["treat_all"], expected["treat_all"], f"treat_all, {where}")
+        assert_close(got["treat_none"], expected["treat_none"], f"treat_none, {where}")
+        assert_close(got["prevalence"], np.full(len(got), expected["prevalence"]), f"prevalence, {where}")
+        assert (got["n_pos"] == expected["n_pos"]).all() and (got["n_neg"] == expected["n_neg"]).all(), where
+        notes = got["note"].tolist()
+        if expected["note"] is None:
+            assert all(pd.isna(note) for note in notes), (where, notes)
+        else:
+            assert all(note == expected["note"] for note in notes), (where, notes)
+
+
+def check_against_oracle(table: pd.DataFrame, frame: pd.DataFrame, *, outcome: str, scores, thresholds,
+                         by: str | None = None, **options) -> None:
+    """Every score and group of ``table`` against :func:`oracle`; no group missing, none extra."""
+    groups = [None] if by is None else sorted(frame[by].unique())
+    if by is not None:
+        assert sorted(table[by].unique()) == groups
+    assert len(table) == len(groups) * len(scores) * len(STATISTICS) * len(thresholds)
+    for score in scores:
+        for group in groups:
+            check_group_against_oracle(table, frame, outcome=outcome, score=score, thresholds=thresholds,
+                                       by=by, group=group, **options)
+
+
+# ------------------------------------------------------------------------------ the oracle itself
+def test_oracle_by_hand():
+    """The oracle on a case worked by hand, so that it is itself checked against arithmetic.
+
+    Six rows, t = 0.5 (w = 1): treated (risk >= 0.5) are two events and one non-event (the tie at
+    0.5 is treated); untreated one event and two non-events. Opt-in NB = 2/6 - 1/6 = 1/6; treat all
+    = 1/2 - 1/2 = 0; interventions avoided = 100 (1/6 - 0) / 1; opt-out NB = 2/6 - 1/6 = 1/6,
+    treat none = 1/2 - 1/2 = 0; standardized 1/3 under either policy.
+    """
+    y, risk = [1, 0, 1, 0, 0, 1], [0.8, 0.3, 0.5, 0.2, 0.5, 0.4]
+    opt_in = oracle(y, risk, [0.5])
+    assert opt_in["net_benefit"][0] == pytest.approx(1 / 6)
+    assert opt_in["standardized_net_benefit"][0] == pytest.approx(1 / 3)
+    assert opt_in["treat_all"][0] == pytest.approx(0.0)
+    assert opt_in["interventions_avoided"][0] == pytest.approx(100 / 6)
+    opt_out = oracle(y, risk, [0.5], policy="opt-out")
+    assert opt_out["net_benefit"][0] == pytest.approx(1 / 6)
+    assert opt_out["treat_none"][0] == pytest.approx(0.0)
+    assert opt_out["interventions_avoided"][0] == pytest.approx(100 / 6)
+    # Weight 3 on the treated non-event: n = 8, NB = 2/8 - 3/8 w at t = 0.25 (w = 1/3), pi = 3/8.
+    weighted = oracle(y, risk, [0.25], weights=[1, 1, 1, 1, 3, 1])
+    # Treated at 0.25: the three events and the non-events at 0.3 (weight 1) and 0.5 (weight 3).
+    assert weighted["net_benefit"][0] == pytest.approx(3 / 8 - (1 + 3) / 8 / 3)
+    assert weighted["treat_all"][0] == pytest.approx(3 / 8 - 5 / 8 / 3)
+
+
+# ------------------------------------------------------------------------------------- dcurves
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("case_name", list(CASES))
+def test_matches_dcurves(case_name: str, kind: str):
+    """Net benefit, interventions avoided per 100, treat all and treat none equal dcurves' to 1e-12."""
+    spec = CASES[case_name]
+    frame = read_data(spec["data"])
+    thresholds = spec["thresholds"]
+    for model in spec["models"]:
+        options = {"thresholds": thresholds, "by": spec["by"], "prevalence": spec["prevalence"],
+                   "harm": (spec["harm"] or {}).get(model, 0.0), "weights": spec["integer_weights"]}
+        table = library_table(frame, kind, spec["outcome"], model, **options)
+        for curve in spec["curves"]:
+            where = f"{case_name}, model={model}, group={curve['group']}"
+            pick = {"score": model, "by": spec["by"], "group": curve["group"]}
+            nb = select(table, "net_benefit", **pick)
+            avoided = select(table, "interventions_avoided", **pick)
+            assert nb["threshold"].tolist() == thresholds, where
+            assert avoided["threshold"].tolist() == thresholds, where
+            assert_close(nb["estimate"], curve["models"][model]["net_benefit"], f"net benefit, {where}")
+            assert_close(avoided["estimate"], curve["models"][model]["net_intervention_avoided"],
+                         f"interventions avoided, {where}")
+            assert_close(nb["treat_all"], curve["all"]["net_benefit"], f"treat all, {where}")
+            assert_close(nb["treat_none"], curve["none"]["net_benefit"], f"treat none, {where}")
+            if spec["prevalence"] is None and spec["integer_weights"] is None:
+                assert_close(nb["prevalence"], np.full(len(nb), curve["prevalence"]), f"prevalence, {where}")
+                assert (nb["n_pos"] + nb["n_neg"] == curve["n"]).all(), where
+
+
+def test_reference_cases_exercise_ties():
+    """The ``ties`` data really has risks equal to thresholds, in both classes, and exact 0 and 1 risks."""
+    spec = CASES["ties"]
+    frame = read_data(spec["data"])
+    grid = set(spec["thresholds"])
+    for model in spec["models"]:
+        on_grid = frame[model].isin(grid)
+        assert on_grid[frame["y"] == 1].sum() > 50 and on_grid[frame["y"] == 0].sum() > 50
+        for value in (0.0, 1.0):
+            assert set(frame.loc[frame[model] == value, "y"]) == {0, 1}
+    assert REFERENCE["dcurves_version"] == "1.1.7"
+
+
+# -------------------------------------------------------------------------- oracle on the ties data
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("harm", [0.0, 0.01])
+@pytest.mark.parametrize("prevalence", [None, 0.2])
+@pytest.mark.parametrize("by", [None, "site"])
+@pytest.mark.parametrize("weights", [None, "w"])
+@pytest.mark.parametrize("policy", ["opt-in", "opt-out"])
+def test_matches_oracle_on_reference_data(policy, weights, by, prevalence, harm, kind):
+    """Both models of the ``ties`` data, every statistic and reference, against the oracle."""
+    frame = read_data(CASES["ties"]["data"])
+    options = {"policy": policy, "harm": harm, "prevalence": prevalence, "weights": weights}
+    table = library_table(frame, kind, "y", ["m1", "m2"], by=by, thresholds=DECIMAL_GRID, **options)
+    check_against_oracle(table, frame, outcome="y", scores=["m1", "m2"], thresholds=DECIMAL_GRID, by=by,
+                         **options)
+
+
+@pytest.mark.parametrize("policy", ["opt-in", "opt-out"])
+def test_matches_oracle_low_prevalence(policy):
+    """The low-prevalence data on numpy's off-decimal ``arange`` grid, against the oracle."""
+    spec = CASES["low_prevalence"]
+    frame = read_data(spec["data"])
+    table = library_table(frame, "polars", "y", spec["models"], thresholds=spec["thresholds"], policy=policy)
+    check_against_oracle(table, frame, outcome="y", scores=spec["models"], thresholds=spec["thresholds"],
+                         policy=policy)
+
+
+# ----------------------------------------------------------------------------- degenerate groups
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("policy", ["opt-in", "opt-out"])
+def test_groups_without_both_classes(policy, kind):
+    """Groups without events or without non-events: NaN estimates, a note, a warning; others unaffected."""
+    frame = pd.DataFrame({
+        "y": [1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1],
+        "p": [0.8, 0.3, 0.5, 0.5, 0.1, 0.9, 0.0, 1.0, 0.25, 0.5, 0.25, 0.9],
+        "g": ["ok", "ok", "ok", "ok", "none", "none", "none", "all", "all", "all", "ok", "ok"],
+        "w": [1.0, 2.0, 0.5, 1.5, 1.0, 1.0, 2.0, 1.0, 3.0, 1.0, 1.0, 0.25],
+    })
+    thresholds = [0.1, 0.25, 0.5, 0.9]
+    for weights in (None, "w"):
+        with pytest.warns(DegenerateGroupWarning, match="2 groups"):
+            table = library_table(frame, kind, "y", "p", by="g", thresholds=thresholds, policy=policy,
+                                  weights=weights)
+        for group, note in (("none", "no positives"), ("all", "no negatives")):
+            rows = table[table["g"] == group]
+            assert rows["estimate"].isna().all() and (rows["note"] == note).all()
+        check_against_oracle(table, frame, outcome="y", scores=["p"], thresholds=thresholds, by="g",
+                             policy=policy, weights=weights)
+
+
+# --------------------------------------------------------------------- random small data sets
+RISKS = (0.0, 0.1, 0.25, 0.5, 0.9, 1.0)
+THRESHOLDS = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
+WEIGHTS = (0.0, 0.5, 1.0, 2.0, 3.25)
+
+
+@st.composite
+def small_problems(draw):
+    """A data set of 1-30 rows with risks among :data:`RISKS`, and the options of one call."""
+    n = draw(st.integers(1, 30))
+    frame = pd.DataFrame({
+        "y": draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+        "p": draw(st.lists(st.sampled_from(RISKS), min_size=n, max_size=n)),
+        "q": draw(st.lists(st.sampled_from(RISKS), min_size=n, max_size=n)),
+        "g": draw(st.lists(st.sampled_from(["g1", "g2", "g3"]), min_size=n, max_size=n)),
+        "w": draw(st.lists(st.sampled_from(WEIGHTS), min_size=n, max_size=n)),
+    })
+    options = {
+        "thresholds": sorted(draw(st.sets(st.sampled_from(THRESHOLDS), min_size=1))),
+        "policy": draw(st.sampled_from(["opt-in", "opt-out"])),
+        "harm": draw(st.sampled_from([0.0, 0.01, 0.2])),
+        "prevalence": draw(st.sampled_from([None, 0.05, 0.3])),
+        "weights": draw(st.sampled_from([None, "w"])),
+        "by": draw(st.sampled_from([None, "g"])),
+    }
+    return frame, options, draw(st.sampled_from(KINDS))
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_problems())
+def test_matches_oracle_on_random_small_data(problem):
+    """The library equals the oracle on random small data; groups lacking a class give NaN with a note."""
+    frame, options, kind = problem
+    if frame["y"].nunique() < 2:  # one outcome level in the whole data is an error, not a NaN
+        with pytest.raises(OutcomeError):
+            library_table(frame, kind, "y", ["p", "q"], **options)
+        return
+    if options["weights"] is not None:
+        weights = frame["w"]
+        if weights[frame["y"] == 1].sum() == 0 or weights[frame["y"] == 0].sum() == 0:
+            # Every weight of a class zero in the whole data: an error or NaN, never a number.
+            try:
+                table = library_table(frame, kind, "y", ["p", "q"], **options)
+            except Exception as error:  # noqa: BLE001 - any refusal is acceptable here
+                assert "weight" in str(error).lower(), error
+            else:
+                assert table["estimate"].isna().all()
+            return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = library_table(frame, kind, "y", ["p", "q"], **options)
+    check_against_oracle(table, frame, outcome="y", scores=["p", "q"], **options)
+    degenerate = table["note"].notna().any()
+    assert degenerate == any(issubclass(w.category, DegenerateGroupWarning) for w in caught), (
+        [str(w.message) for w in caught])
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]

@@ -123,5 +123,6 @@ class NetBenefitResult(EstimateResult):
         return DecisionCurve.of(self, level=level if band else None).plot(ax=ax, **options)
 
     def curve(self, level: float | None = 0.95) -> DecisionCurve:
-        """The decision curves as data (:class:`~aucpr_stats.plot.decision_curve.DecisionCurve`): ``.to_frame()``, ``.plot()``."""
+        """The decision curves as data: ``.to_frame()``, ``.plot()``
+        (:class:`~aucpr_stats.plot.decision_curve.DecisionCurve`)."""
         return DecisionCurve.of(self, level=level)

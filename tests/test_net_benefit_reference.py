@@ -33,8 +33,10 @@ Conventions the oracle encodes (those of ``aucpr_stats.net_benefit``): treat whe
 
 from __future__ import annotations
 
+import csv
 import json
 import warnings
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -58,8 +60,8 @@ DECIMAL_GRID = [i / 100 for i in range(1, 100)]
 
 # ------------------------------------------------------------------------------------------ helpers
 def read_data(file_name: str) -> pd.DataFrame:
-    """A reference CSV, floats parsed to the exact doubles dcurves saw."""
-    return pd.read_csv(REFERENCE_DIR / file_name, dtype={"site": str}, float_precision="round_trip")
+    """A reference CSV (pandas' parser gives the exact doubles: see :func:`test_csv_parsing_is_exact`)."""
+    return pd.read_csv(REFERENCE_DIR / file_name, dtype={"site": str})
 
 
 def as_kind(frame: pd.DataFrame, kind: str):
@@ -92,9 +94,23 @@ def assert_close(got, expected, what: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------- oracle
+def exact_weights(weights, size: int) -> np.ndarray:
+    """The weights as exact rationals (``Fraction`` of each double; 1 without weights), an object array."""
+    if weights is None:
+        return np.array([Fraction(1)] * size, dtype=object)
+    return np.array([Fraction(float(w)) for w in weights], dtype=object)
+
+
 def oracle(y, risk, thresholds, *, weights=None, policy: str = "opt-in", harm: float = 0.0,
            prevalence: float | None = None) -> dict:
     """Decision-curve statistics of one group by brute force, straight from the definitions.
+
+    For each threshold the rows at or above it are picked with a boolean mask and their weights
+    summed; the formulas are then evaluated in exact rational arithmetic (``fractions.Fraction`` of
+    the input doubles), so the oracle returns the correctly rounded values and the comparison at
+    1e-12 is not spoiled by its own rounding. (Interventions avoided at t = 0.01 multiplies the
+    difference of two net benefits by 100 / w = 9,900: evaluated in floating point, the oracle alone
+    would be off by about 1e-12.)
 
     Parameters
     ----------
@@ -114,17 +130,18 @@ def oracle(y, risk, thresholds, *, weights=None, policy: str = "opt-in", harm: f
     Returns
     -------
     dict
-        Arrays over ``thresholds`` for ``net_benefit``, ``standardized_net_benefit``,
+        Float arrays over ``thresholds`` for ``net_benefit``, ``standardized_net_benefit``,
         ``interventions_avoided``, ``treat_all``, ``treat_none``; and the scalars ``prevalence``
         (the sample's weighted prevalence), ``n_pos``, ``n_neg`` (row counts) and ``note``.
     """
     y = np.asarray(y).astype(bool)
     risk = np.asarray(risk, dtype=float)
-    wt = np.ones(y.size) if weights is None else np.asarray(weights, dtype=float)
-    total_pos, total_neg = float(wt[y].sum()), float(wt[~y].sum())
+    wt = exact_weights(weights, y.size)
+    total_pos, total_neg = sum(wt[y], Fraction(0)), sum(wt[~y], Fraction(0))
     n = total_pos + total_neg
-    sample_pi = total_pos / n if n > 0 else np.nan  # a group whose weights are all zero
-    pi = sample_pi if prevalence is None else prevalence
+    sample_pi = total_pos / n if n > 0 else None  # None: a group whose weights are all zero
+    pi = sample_pi if prevalence is None else Fraction(prevalence)
+    harm = Fraction(harm)
     if not y.any():
         note = "no positives"
     elif y.all():
@@ -137,37 +154,39 @@ def oracle(y, risk, thresholds, *, weights=None, policy: str = "opt-in", harm: f
         note = None
 
     out = {name: [] for name in (*STATISTICS, "treat_all", "treat_none")}
-    for t in thresholds:
-        odds = t / (1.0 - t)
-        treated = risk >= t
-        all_in = pi - (1.0 - pi) * odds  # treat everyone, opt-in; also the opt-in baseline of interventions avoided
-        if policy == "opt-in":
-            out["treat_all"].append(all_in)
-            out["treat_none"].append(0.0)
+    for threshold in thresholds:
+        t = Fraction(threshold)
+        odds = t / (1 - t)
+        treated = risk >= threshold
+        if pi is None:
+            all_in = none_out = None
         else:
-            out["treat_all"].append(0.0)
-            out["treat_none"].append((1.0 - pi) - pi / odds)
+            all_in = pi - (1 - pi) * odds  # treat everyone (opt-in); the baseline of interventions avoided
+            none_out = (1 - pi) - pi / odds  # treat no one (opt-out)
+        out["treat_all"].append(all_in if policy == "opt-in" else 0)
+        out["treat_none"].append(0 if policy == "opt-in" else none_out)
         if note is not None:
             for name in STATISTICS:
-                out[name].append(np.nan)
+                out[name].append(None)
             continue
-        tp, fn = wt[y & treated].sum(), wt[y & ~treated].sum()
-        fp, tn = wt[~y & treated].sum(), wt[~y & ~treated].sum()
+        tp, fn = sum(wt[y & treated], Fraction(0)), sum(wt[y & ~treated], Fraction(0))
+        fp, tn = sum(wt[~y & treated], Fraction(0)), sum(wt[~y & ~treated], Fraction(0))
         if prevalence is None:
             tp_rate, fn_rate, fp_rate, tn_rate = tp / n, fn / n, fp / n, tn / n
         else:
             tp_rate, fn_rate = pi * tp / total_pos, pi * fn / total_pos
-            fp_rate, tn_rate = (1.0 - pi) * fp / total_neg, (1.0 - pi) * tn / total_neg
+            fp_rate, tn_rate = (1 - pi) * fp / total_neg, (1 - pi) * tn / total_neg
         nb_in = tp_rate - fp_rate * odds - harm
         if policy == "opt-in":
             nb, best = nb_in, pi
         else:
-            nb, best = tn_rate - fn_rate / odds - harm, 1.0 - pi
+            nb, best = tn_rate - fn_rate / odds - harm, 1 - pi
         out["net_benefit"].append(nb)
         out["standardized_net_benefit"].append(nb / best)
-        out["interventions_avoided"].append(100.0 * (nb_in - all_in) / odds)
-    result = {name: np.array(values) for name, values in out.items()}
-    result.update(prevalence=sample_pi, n_pos=int(y.sum()), n_neg=int((~y).sum()), note=note)
+        out["interventions_avoided"].append(100 * (nb_in - all_in) / odds)
+    result = {name: np.array([np.nan if v is None else float(v) for v in values]) for name, values in out.items()}
+    result.update(prevalence=np.nan if sample_pi is None else float(sample_pi), n_pos=int(y.sum()),
+                  n_neg=int((~y).sum()), note=note)
     return result
 
 
@@ -273,6 +292,18 @@ def test_reference_cases_exercise_ties():
         for value in (0.0, 1.0):
             assert set(frame.loc[frame[model] == value, "y"]) == {0, 1}
     assert REFERENCE["dcurves_version"] == "1.1.7"
+
+
+def test_csv_parsing_is_exact():
+    """pandas reads every float of the reference CSVs as Python's ``float()`` does (correctly rounded)."""
+    for path in sorted(REFERENCE_DIR.glob("dcurves_data_*.csv")):
+        frame = read_data(path.name)
+        with path.open(newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        for column in frame.columns:
+            if frame[column].dtype.kind == "f":
+                exact = np.array([float(row[column]) for row in rows])
+                assert np.array_equal(frame[column].to_numpy(), exact), (path.name, column)
 
 
 # -------------------------------------------------------------------------- oracle on the ties data

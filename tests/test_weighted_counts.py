@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 from aucpr_stats.estimators import ESTIMATORS
-from aucpr_stats.estimators.registry import calibration_records, records
+from aucpr_stats.estimators.registry import calibration_records, net_benefit_records, records
 from aucpr_stats.tables import tie_table_from_rows
 from aucpr_stats.ties import TieTable
 
@@ -39,9 +39,16 @@ def _weighted_table(score, y, w):
 
 def _all_records(ties="interpolate", weighted=False):
     """Every record; calibration's as `calibration(weights=...)` builds them when ``weighted`` (weighted quantiles)."""
-    return [rec for metric in ESTIMATORS
-            for rec in (calibration_records(list(ESTIMATORS[metric]), weighted=weighted) if metric == "calibration"
-                        else records(metric, list(ESTIMATORS[metric]), ties))]
+    def of(metric):
+        names = list(ESTIMATORS[metric])
+        if metric == "calibration":
+            return calibration_records(names, weighted=weighted)
+        if metric == "net_benefit":  # at thresholds between, and equal to, the risks of _rows mapped into (0, 1)
+            return net_benefit_records(names, [0.1, 2.5 / 6.5, 0.5, 0.7]) + net_benefit_records(
+                names, [0.2, 0.6], policy="opt-out", harm=0.01)
+        return records(metric, names, ties)
+
+    return [rec for metric in ESTIMATORS for rec in of(metric)]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -57,7 +64,8 @@ def test_integer_weights_equal_replicated_rows_for_every_estimator(seed):
     weighted_risk = _weighted_table(risk, y, w.astype(float))
     replicated_risk = tie_table_from_rows(np.zeros(w.sum(), dtype=np.int64), np.repeat(risk, w), np.repeat(y, w), 1)
     for rec in _all_records():
-        a, b = (weighted_risk, replicated_risk) if rec.metric == "calibration" else (weighted, replicated)
+        on_risks = rec.metric in ("calibration", "net_benefit")
+        a, b = (weighted_risk, replicated_risk) if on_risks else (weighted, replicated)
         np.testing.assert_allclose(rec(a), rec(b), rtol=1e-9, atol=1e-12, err_msg=rec.name)
 
 
@@ -73,7 +81,7 @@ def test_rescaled_weights_change_no_scale_free_estimator(seed, scale):
     for rec in _all_records(weighted=True):
         if rec.name in FREQUENCY_ONLY:
             continue
-        a, b = (scaled_risk, base_risk) if rec.metric == "calibration" else (scaled, base)
+        a, b = (scaled_risk, base_risk) if rec.metric in ("calibration", "net_benefit") else (scaled, base)
         np.testing.assert_allclose(rec(a), rec(b), rtol=1e-8, atol=1e-12, err_msg=rec.name)
 
 

@@ -41,8 +41,8 @@ from ..estimators.net_benefit import rule, threshold_counts
 from ..ties import TieTable
 from .bootstrap import bootstrap_method
 
-__all__ = ["Linearisation", "net_benefit_linearisation", "net_benefit_variance", "wald_method", "squared_cells", "unit_factor",
-           "net_benefit_bootstrap"]
+__all__ = ["Linearisation", "net_benefit_linearisation", "net_benefit_variance", "wald_method", "squared_cells",
+           "unit_factor", "net_benefit_bootstrap"]
 
 
 @attrs.frozen(eq=False)

@@ -50,19 +50,19 @@ class NetBenefitResult(EstimateResult):
 
     def _split(self, frame: pl.DataFrame, per_record: int = 1) -> pl.DataFrame:
         """``estimator`` ``"net_benefit@0.1"`` as ``estimator`` ``"net_benefit"`` and ``threshold`` 0.1, with the
-        references; ``per_record``: frame rows per (group, record) (methods)."""
-        by_name = {record.name: record for record in self.records}
-        names = frame["estimator"].to_list()
-        statistic = [by_name[name].statistic for name in names]
-        threshold = [by_name[name].threshold for name in names]
+        references. Rows are group-major, then record, then ``per_record`` rows (methods) each."""
+        n_records = len(self.records)
+        record = np.tile(np.repeat(np.arange(n_records), per_record), self.n_groups)
+        statistic = np.array([r.statistic for r in self.records], dtype=object)[record]
+        threshold = np.array([r.threshold for r in self.records], dtype=np.float64)[record]
         treat_all, treat_none = self._references()
         at = np.repeat(np.arange(treat_all.size), per_record)
         position = frame.columns.index("estimator")
         frame = frame.with_columns(pl.Series("estimator", statistic, dtype=pl.String))
-        frame = frame.insert_column(position + 1, pl.Series("threshold", threshold, dtype=pl.Float64))
-        return frame.insert_column(position + 3 if "estimate" in frame.columns else position + 2,
-                                   pl.Series("treat_all", treat_all.ravel()[at])).insert_column(
-            position + 4, pl.Series("treat_none", treat_none.ravel()[at]))
+        frame = frame.insert_column(position + 1, pl.Series("threshold", threshold))
+        after = frame.columns.index("estimate") + 1
+        return frame.insert_column(after, pl.Series("treat_all", treat_all.ravel()[at])).insert_column(
+            after + 1, pl.Series("treat_none", treat_none.ravel()[at]))
 
     def _frame_polars(self) -> pl.DataFrame:
         return self._split(super()._frame_polars())

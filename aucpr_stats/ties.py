@@ -185,6 +185,12 @@ class TieTable:
         """The source of a deferred table whose arrays have not been merged yet, else None."""
         return self._source if self._score is None else None
 
+    def class_buckets(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """While deferred on sorted classes: (scores, bounds), bucket ``2k`` the negatives of segment ``k`` and
+        ``2k + 1`` its positives, each ascending (statistics of counts read them without a merge); else None."""
+        source = self.source
+        return source.class_buckets() if source is not None and hasattr(source, "class_buckets") else None
+
     @property
     def stored_sums(self) -> bool:
         """True for a table of an engine's partial sums (:mod:`aucpr_stats.tables.sums`, read by :mod:`aucpr_stats.ingest.sums`): no rows, only statistics."""

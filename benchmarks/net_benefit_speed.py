@@ -32,9 +32,10 @@ Usage (from the repository root, main environment)::
     PYTHONPATH=. python benchmarks/net_benefit_speed.py            # writes benchmarks/net_benefit_speed_results.md
     PYTHONPATH=. python benchmarks/net_benefit_speed.py --quick    # 10x smaller data, 2 repeats
 
-Not registered in ``benchmarks/run.py``: its cases time in-process callables
-(the subprocess start-up and file reading would land in the reference's
-time), and its case list is a chain of ``if`` blocks rather than a registry.
+Not registered in ``benchmarks/run.py``: its ``Case`` times in-process
+callables, so the child's start-up, imports and file reading would land in
+the reference's time, and its case list is a chain of ``if`` blocks plus the
+``--cases`` default string rather than a registry one entry extends.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def dcurves_child(stem: str, grouped: bool, limit: int, repeats: int, out: str) 
     np.save(out, np.stack([np.concatenate([c[0] for c in curves]), np.concatenate([c[1] for c in curves])]))
     print(json.dumps({"seconds": seconds, "dcurves": dcurves.__version__ if hasattr(dcurves, "__version__") else
                       _dist_version("dcurves"), "pandas": pd.__version__, "numpy": np.__version__,
-                      "python": sys.version.split()[0], "rows": int(len(data))}))
+                      "python": sys.version.split()[0], "rows": len(data)}))
 
 
 def _dist_version(name: str) -> str:
@@ -125,7 +126,7 @@ def run_dcurves(python: str, stem: Path, grouped: bool, limit: int, repeats: int
     out = tmp / f"dcurves_{'groups' if grouped else 'one'}.npy"
     args = [python, str(Path(__file__).resolve()), "--child", str(stem), "groups" if grouped else "one",
             str(limit), str(repeats), str(out)]
-    done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(args, check=False, capture_output=True, text=True, cwd=ROOT)
     if done.returncode:
         lines = (done.stderr or done.stdout).strip().splitlines()
         return {"error": lines[-1] if lines else f"exit code {done.returncode}"}
@@ -178,10 +179,10 @@ def main(argv: list[str] | None = None) -> None:
     sys.path.insert(0, str(HERE))
     sys.path.insert(0, str(ROOT))
     import polars as pl
+    from run import cpu_steal, machine
 
     import aucpr_stats
     from aucpr_stats import net_benefit
-    from run import cpu_steal, machine
 
     warnings.simplefilter("ignore")
     scale = 10 if args.quick else 1
@@ -194,10 +195,10 @@ def main(argv: list[str] | None = None) -> None:
     steal_start = cpu_steal()
     header = machine()
     print(header, flush=True)
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "aucpr_stats"], capture_output=True,
-                           text=True).stdout.strip()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=False,
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "aucpr_stats"], check=False,
+                           capture_output=True, text=True).stdout.strip()
     have_reference = Path(args.reference_python).exists()
     if not have_reference:
         print(f"dcurves skipped: no interpreter at {args.reference_python} (set --reference-python)", flush=True)
@@ -205,8 +206,8 @@ def main(argv: list[str] | None = None) -> None:
     rng = np.random.default_rng(32)
     cases = [("one", f"one data set of {rows:,} rows x {len(THRESHOLDS)} thresholds", _data(rng, 1, rows),
               None, reference_rows, rows / reference_rows),
-             ("groups", f"{n_groups:,} groups x {args.group_size} rows ({n_groups * args.group_size:,} rows) x "
-                        f"{len(THRESHOLDS)} thresholds", _data(rng, n_groups, args.group_size), "g",
+             ("groups", (f"{n_groups:,} groups x {args.group_size} rows ({n_groups * args.group_size:,} rows) x "
+                         f"{len(THRESHOLDS)} thresholds"), _data(rng, n_groups, args.group_size), "g",
               reference_groups, n_groups / reference_groups)]
 
     lines = []
@@ -222,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
             frame = pl.DataFrame(loaded)
             del loaded
 
-            def ours():
+            def ours(frame=frame, by=by):
                 return net_benefit(frame, "y", "p", by=by, thresholds=THRESHOLDS).to_frame()
 
             times, ci_times, reference = [], [], None
@@ -265,7 +266,7 @@ def main(argv: list[str] | None = None) -> None:
                   f"dcurves {_fmt(row.get('ref'))}" + (f" (x{factor:g} from {limit:,})" if factor != 1 else "")
                   + (f", max |diff| NB {row['diff_nb']:.2e}, treat-all {row['diff_all']:.2e}" if "diff_nb" in row
                      else ""), flush=True)
-            del frame, out
+            del out
 
     load = os.getloadavg()
     steal_end = cpu_steal()
@@ -276,8 +277,8 @@ def main(argv: list[str] | None = None) -> None:
                if versions else f"dcurves not run ({args.reference_python}: "
                + ("missing" if not have_reference else "failed") + ")")
     table = [
-        "| case | aucpr_stats `net_benefit(...).to_frame()` | dcurves `dca` | dcurves / ours | "
-        "aucpr_stats `.conf_int()` (Wald) | max abs diff, net benefit (model; treat all) |",
+        ("| case | aucpr_stats `net_benefit(...).to_frame()` | dcurves `dca` | dcurves / ours | "
+         "aucpr_stats `.conf_int()` (Wald) | max abs diff, net benefit (model; treat all) |"),
         "|---|---:|---:|---:|---:|---|",
     ]
     notes = []
@@ -290,7 +291,8 @@ def main(argv: list[str] | None = None) -> None:
                             f"first {row['limit']:,} {unit} x {row['factor']:g}; {how})")
             else:
                 ref_cell = f"{_fmt(row['ref'])} ({how})"
-            ratio = f"**{row['ref'] / row['ours']:.0f}x**"
+            speedup = row["ref"] / row["ours"]
+            ratio = f"**{speedup:.0f}x**" if speedup >= 10 else f"**{speedup:.1f}x**"
             diff = f"{row['diff_nb']:.1e}; {row['diff_all']:.1e} ({row['compared']:,} values)"
         else:
             ref_cell, ratio, diff = ("not run: " + row.get("error", "no dcurves interpreter")), "", ""
@@ -309,9 +311,9 @@ def main(argv: list[str] | None = None) -> None:
         + (" --quick" if args.quick else "") + ".",
         f"Machine: {header}.",
         f"Reference: {ref_env}.",
-        f"CPU time stolen by the host during the run (/proc/stat): {100 * steal:.0f}%. "
-        f"Load average at the end {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}; total "
-        f"{time.perf_counter() - started:.0f} s.",
+        (f"CPU time stolen by the host during the run (/proc/stat): {100 * steal:.0f}%. "
+         f"Load average at the end {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}; total "
+         f"{time.perf_counter() - started:.0f} s."),
         "",
         f"Thresholds 0.01, ..., 0.99 ({len(THRESHOLDS)}, `i / 100`); continuous predicted risks (no ties), "
         f"prevalence {prevalences} (the two cases); treat when the risk is at least the threshold on both sides. "

@@ -650,6 +650,7 @@ def render(results: dict) -> str:
     lines += _boundary_section()
     lines += _designs_section()
     lines += _calibration_section()
+    lines += _net_benefit_section()
     return "\n".join(lines)
 
 
@@ -732,6 +733,19 @@ def _calibration_section() -> list[str]:
                     "Measured by their own scripts (named below), with truths from the data-generating model; "
                     "what each statistic and interval assumes and where it fails is in "
                     "[Calibration](calibration.md).", CALIBRATION_STUDIES)
+
+
+NET_BENEFIT_STUDIES = (
+    ("Net benefit: Wald and bootstrap intervals across thresholds, the paired difference and its band, designs",
+     "net_benefit_coverage.py", "net_benefit_coverage_results.md"),
+)
+
+
+def _net_benefit_section() -> list[str]:
+    """The coverage studies of ``net_benefit()`` and its paired comparison (their own script)."""
+    return _studies("Net benefit: coverage", "Measured by its own script, with truths from the data-generating "
+                    "model; what each interval assumes and where it fails is in [Net benefit](net_benefit.md).",
+                    NET_BENEFIT_STUDIES)
 
 
 def _designs_section() -> list[str]:

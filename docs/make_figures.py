@@ -49,6 +49,12 @@ def main() -> None:
                         calibration(cancer, "malignant", "logistic", by="size_group", statistic=["citl", "slope"])],
                        title="Discrimination and calibration by lesion size")
     axes[0].figure.savefig(OUT / "forest_discrimination_calibration.png", dpi=110)
+    from aucpr_stats import net_benefit
+
+    thresholds = [round(0.01 * i, 2) for i in range(1, 61)]
+    curves = net_benefit(cancer, "malignant", ["logistic", "forest"], by="size_group", thresholds=thresholds)
+    curves.plot(title="Decision curves of two models by lesion size (breast cancer, out of fold)").savefig(
+        OUT / "decision_curves_by_size.png", dpi=110)
     print(f"wrote figures to {OUT}")
 
 

@@ -225,7 +225,7 @@ def test_every_method_has_a_minimum_and_the_fallbacks_are_registered():
             # a minimum of clusters only where a coverage study measured one (cluster_count_coverage.py)
             assert record.min_clusters is None or (metric, name) in {("auroc", "obuchowski"), ("aucpr", "bootstrap"),
                                                                          ("calibration", "bootstrap")}
-        if metric == "calibration":  # statistics with no bounded score interval: nothing falls back
+        if metric in ("calibration", "net_benefit"):  # no bounded score interval: nothing falls back
             assert metric not in BOUNDARY_METHOD and not any(m.fallback for m in methods.values())
             continue
         assert BOUNDARY_METHOD[metric] in methods and not methods[BOUNDARY_METHOD[metric]].fallback

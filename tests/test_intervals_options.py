@@ -112,7 +112,7 @@ def test_records_say_which_methods_are_random():
     random = {(metric, name) for metric, methods in INTERVAL_METHODS.items() for name, m in methods.items()
               if m.random}
     assert random == {("aucpr", "bootstrap"), ("aucpr", "cross_validation"), ("auroc", "bootstrap"),
-                      ("calibration", "bootstrap")}
+                      ("calibration", "bootstrap"), ("net_benefit", "bootstrap")}
 
 
 def test_fold_estimates_takes_rng(result):

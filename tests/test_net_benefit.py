@@ -230,3 +230,11 @@ def test_cli(tmp_path, capsys):
     expected = A.net_benefit(df, "y", ["p", "p2"], thresholds=[0.1, 0.2]).conf_int()
     assert np.allclose(frame["estimate"].to_numpy(), expected["estimate"].to_numpy(), atol=1e-9)
     assert main(["net-benefit", str(path), "--outcome", "y", "--score", "p", "--thresholds", "1.0"]) == 2
+
+
+def test_forest_plot_draws_a_panel_per_threshold():
+    df = _cohort(n=1500)
+    axes = A.forest_plot([A.auroc(df, "y", "p", by="g"), A.net_benefit(df, "y", "p", by="g", thresholds=[0.05, 0.1])])
+    labels = [ax.get_xlabel() for ax in axes]
+    assert any(label.startswith("Net benefit at 5%") for label in labels)
+    assert any(label.startswith("Net benefit at 10%") for label in labels)

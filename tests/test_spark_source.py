@@ -152,3 +152,18 @@ def test_calibration_equals_the_in_memory_path(spark):
     local = local.sort("site", maintain_order=True)
     for column in ("estimate", "lower", "upper", "se"):
         np.testing.assert_allclose(remote[column].to_numpy(), local[column].to_numpy(), rtol=1e-12, equal_nan=True)
+
+
+def test_net_benefit_equals_the_in_memory_path(spark):
+    """net_benefit() on a Spark DataFrame: exact, risks tied with the thresholds included, weights too."""
+    from aucpr_stats import net_benefit
+
+    frame = pl.read_csv("tests/reference/calibration_data.csv").with_columns(pl.col("p_tied").round(2))
+    thresholds = [0.05, 0.1, 0.2, 0.3, 0.5]
+    local = net_benefit(frame, "y", "p_tied", by="site", thresholds=thresholds).conf_int_polars()
+    remote = net_benefit(spark_frame(spark, frame), "y", "p_tied", by="site",
+                         thresholds=thresholds).conf_int_polars()
+    remote = remote.sort("site", "threshold", maintain_order=True)
+    local = local.sort("site", "threshold", maintain_order=True)
+    for column in ("estimate", "se", "treat_all"):
+        assert np.array_equal(remote[column].to_numpy(), local[column].to_numpy())

@@ -240,7 +240,8 @@ class HeterogeneityResult:
         label = {"auroc": "AUROC", "aucpr": "AUCPR", "calibration": "Calibration",
                  "net_benefit": "Net benefit"}[self.metric]
         test = "Interaction (difference equal in every group)" if self.kind == "interaction" else (
-            "Heterogeneity (area equal in every group)")
+            "Heterogeneity (area equal in every group)" if self.metric in ("auroc", "aucpr")
+            else "Heterogeneity (statistic equal in every group)")
         source = {"delong": "DeLong", "logit": "logit-interval", "bootstrap": "bootstrap"}.get(self.method, self.method)
         reference = {"welch": "Welch's F with k - 1 and df2 df",
                      "pooled": "F = Q/(k - 1) with k - 1 and df2 df, variances per positive pooled",

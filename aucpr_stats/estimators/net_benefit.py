@@ -26,7 +26,7 @@ net benefit, per 100).
 Every one of them is a ratio of linear sums over the rows: each row
 contributes a constant that depends on its class and on whether its risk is
 above the threshold (``coefficients``), so the counts at every threshold of
-every group, one sort of the tie table (:func:`~.threshold_points.counts_at`),
+every group, one binary search per tie row (:func:`threshold_counts`),
 give all of them at once; weights enter as counts. At a stated population
 prevalence :math:`\pi` (a case-control sample; rmda's
 ``population.prevalence``) the events' and non-events' sums are read as
@@ -55,7 +55,6 @@ import numpy as np
 from .._validate import shown
 from ..exceptions import InputError
 from ..ties import TieTable
-from .threshold_points import counts_at
 
 __all__ = ["POLICIES", "NET_BENEFIT_STATISTICS", "DEFAULT_THRESHOLDS", "Rule", "RuleSet", "ThresholdCounts", "rule",
            "threshold_counts", "linear_statistic", "references", "rule_column", "thresholds_iv"]
@@ -133,13 +132,36 @@ class ThresholdCounts:
 
 
 def threshold_counts(ties: TieTable, thresholds: Sequence[float]) -> ThresholdCounts:
-    """:class:`ThresholdCounts` of every segment at ``thresholds``: one sort of the tie rows and the thresholds."""
+    """:class:`ThresholdCounts` of every segment at ``thresholds`` (ascending, distinct).
+
+    Each tie row's bin is the number of thresholds at or below its score
+    (one binary search per row, exact: floats compared, never rounded); the
+    counts per (segment, bin), summed from the top bin down, are the counts
+    at or above every threshold: :math:`O(\text{rows} \log T + \text{segments} \cdot T)`.
+    """
     thresholds = np.asarray(thresholds, dtype=np.float64)
-    points = counts_at(ties, thresholds)
-    shape = (ties.n_segments, thresholds.size)
+    n_t, n_seg = thresholds.size, ties.n_segments
     n_pos, n_neg = ties.n_pos.astype(np.float64), ties.n_neg.astype(np.float64)
-    return ThresholdCounts(thresholds, points.tp.reshape(shape).astype(np.float64),
-                           points.fp.reshape(shape).astype(np.float64), n_pos, n_neg)
+    buckets = ties.class_buckets()
+    if buckets is not None:  # a deferred table: each class's sorted scores, read without merging them
+        values, bounds = buckets
+        bins = np.searchsorted(thresholds, values, side="right")  # a score is at or above t_j when j < bin
+        bucket = np.repeat(np.arange(2 * n_seg), np.diff(bounds))
+        cells = np.bincount(bucket * (n_t + 1) + bins, minlength=2 * n_seg * (n_t + 1))
+        above = _above(cells.reshape(n_seg, 2, n_t + 1).astype(np.float64))
+        return ThresholdCounts(thresholds, above[:, 1], above[:, 0], n_pos, n_neg)
+    bins = np.searchsorted(thresholds, ties.score, side="right")
+    cell = ties.segment_ids() * (n_t + 1) + bins
+
+    def counted(counts: np.ndarray) -> np.ndarray:
+        return _above(np.bincount(cell, weights=counts, minlength=n_seg * (n_t + 1)).reshape(n_seg, n_t + 1))
+
+    return ThresholdCounts(thresholds, counted(ties.pos), counted(ties.neg), n_pos, n_neg)
+
+
+def _above(histogram: np.ndarray) -> np.ndarray:
+    """Counts in the bins above each threshold: the sum over bins ``> j`` along the last axis."""
+    return np.cumsum(histogram[..., ::-1], axis=-1)[..., ::-1][..., 1:]
 
 
 @attrs.frozen(eq=False)
@@ -160,7 +182,7 @@ class RuleSet:
 
 
 def rule_column(ties: TieTable, rules: RuleSet, j: int) -> np.ndarray:
-    """The value of rule ``j`` of ``rules`` in every segment; every rule computed once per table (one sort)."""
+    """The value of rule ``j`` of ``rules`` in every segment; every rule computed once per table."""
     store = vars(ties).setdefault("net_benefit_values", {})
     if rules not in store:
         thresholds = rules.thresholds

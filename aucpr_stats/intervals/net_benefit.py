@@ -28,7 +28,7 @@ linearisation is exact and the interval is the Wald interval of a mean.
 The bootstrap resamples rows whatever their class (the cohort), weighted
 rows or whole clusters, or each class within itself at a stated prevalence
 (:func:`~.bootstrap.bootstrap_method`), and re-reads the counts of every
-replicate at every threshold in one sort.
+replicate at every threshold in one pass.
 """
 
 from __future__ import annotations

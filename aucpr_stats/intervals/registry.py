@@ -318,11 +318,11 @@ INTERVAL_METHODS["calibration"] = {
 # benchmarks/net_benefit_coverage_results.md.
 INTERVAL_METHODS["net_benefit"] = {
     "wald": IntervalMethod("wald", net_benefit_wald, min_positives=NET_BENEFIT_MIN_EVENTS, note=net_benefit_wald_note,
-                           fallback=False, designs=DESIGNS, needs_rows=True, min_clusters=30),
+                           fallback=False, designs=DESIGNS, needs_rows=True),
     "bootstrap": IntervalMethod("bootstrap", net_benefit_bootstrap,
                                 min_positives=NET_BENEFIT_MIN_EVENTS, options=Bootstrap,
                                 columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note, designs=DESIGNS,
-                                location="boot_median", fallback=False, min_clusters=30),
+                                location="boot_median", fallback=False),
 }
 
 # AUCPR at a stated prevalence from a case-control sample: the estimate is biased upward and the intervals

@@ -83,6 +83,13 @@ class DecisionCurve:
                   else [str(result.score)] * self.frame.height)
         return labels, index, scores
 
+    def _group_of_panel(self, p: int) -> int:
+        """A group (row of the result's keys) drawn in panel ``p``: the panel's groups share their rows."""
+        labels, panel, _ = self._panels()
+        rows = np.flatnonzero(panel == p)
+        per_group = self.frame.height // max(self.result.n_groups, 1)
+        return int(rows[0] // per_group) if rows.size else 0
+
     def plot(self, ax=None, *, title: str | None = None, ncols: int = 3, ylim: tuple | None = None,
              xlim: tuple | None = None):
         """One panel per group: each score's decision curve with its band, treat all and treat none.
@@ -147,8 +154,9 @@ class DecisionCurve:
             axis.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{100 * v:.0f}%"))
             axis.set_xlabel("Threshold probability")
             axis.set_ylabel("Net benefit" + (" (opt-out)" if opt_out else ""))
-            if labels[p] != "all rows":
-                axis.set_title(labels[p], fontsize="medium")
+            events = self.result.n_pos[self._group_of_panel(p)]
+            axis.set_title(("" if labels[p] == "all rows" else f"{labels[p]} ") + f"({events:g} events)",
+                           fontsize="medium")
             axis.grid(True, color="0.92", lw=0.6)
             if p == 0:
                 band = f" ({float(level[0]):.0%} pointwise band)" if level.len() else ""

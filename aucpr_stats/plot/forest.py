@@ -25,7 +25,7 @@ from ..exceptions import InputError, InputTypeError
 from ..intervals.driver import accepted_options
 from ..report import format_cell, pretty_name
 from ..report.cells import Labels, level_text
-from ..report.publication import grouping
+from ..report.publication import grouping, record_names
 
 __all__ = ["forest_plot"]
 
@@ -40,20 +40,27 @@ _CALIBRATION_PANELS = {"oe_ratio": ("Observed/expected", 1.0), "citl": ("Calibra
 
 
 def _panel_of(metric: str, estimator: str) -> str:
-    """The panel of a row: its metric, or for calibration ``"calibration:<statistic>"`` (scales differ)."""
-    return f"calibration:{estimator}" if metric == "calibration" else metric
+    """The panel of a row: its metric, or for calibration ``"calibration:<statistic>"`` (scales differ), for net
+    benefit ``"net_benefit:<statistic>@<threshold>"``."""
+    return f"{metric}:{estimator}" if metric in ("calibration", "net_benefit") else metric
+
+
+def _net_benefit_name(estimator: str) -> str:
+    """``"net_benefit@0.1"`` as ``"Net benefit at 10%"``."""
+    base, _, at = estimator.partition("@")
+    return f"{pretty_name(base).capitalize()} at {100 * float(at):g}%"
 
 
 def _frame(result: Any, method: Any, level: float, options: Mapping[str, Any]) -> pl.DataFrame:
     """Estimates (and bounds) of one result with its counts, one row per (group, score, estimator, method)."""
     m = method.get(result.metric) if isinstance(method, Mapping) else method
-    point = result.to_polars()
+    point = record_names(result.to_polars())
     if m is None:
         return point.with_columns(lower=pl.lit(None, dtype=pl.Float64), upper=pl.lit(None, dtype=pl.Float64),
                                   method=pl.lit(None, dtype=pl.String))
     # one set of options for every result: each method gets those it takes (a seed only where it resamples)
-    frame = result.conf_int_polars(method=None if m == "default" else m, level=level,
-                                   **accepted_options(result, m, dict(options)))
+    frame = record_names(result.conf_int_polars(method=None if m == "default" else m, level=level,
+                                                **accepted_options(result, m, dict(options))))
     keys = list(result.by)
     # the baseline of each AUCPR: the prevalence it is at (stated, else the group's own)
     at = pl.col("stated_prevalence") if "stated_prevalence" in point.columns else pl.col("prevalence")
@@ -280,6 +287,8 @@ def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray,
         perfect = _CALIBRATION_PANELS.get(metric.split(":", 1)[1], ("", None))[1]
         if perfect is not None:
             ax.axvline(perfect, color="C3", linestyle="--", linewidth=1, label=f"{perfect:g} (perfect calibration)")
+    elif reference == "auto" and metric.startswith("net_benefit:"):
+        ax.axvline(0.0, color="C3", linestyle="--", linewidth=1, label="0 (treat none)")
     elif reference not in ("auto", None):
         ax.axvline(float(reference), color="C3", linestyle="--", linewidth=1)
     for row, yi in zip(rows, y):
@@ -293,9 +302,11 @@ def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray,
     ax.set_xlim(xlim if xlim is not None else (left - pad, right + pad))
     ax.grid(axis="x", color="0.9", zorder=0)
     ax.set_axisbelow(True)
-    statistic = metric.split(":", 1)[1] if metric.startswith("calibration:") else None
-    name = labels.get(statistic or metric, _CALIBRATION_PANELS.get(statistic, (None,))[0] if statistic
-                      else _METRIC_NAMES.get(metric, metric.upper()))
+    statistic = metric.split(":", 1)[1] if metric.startswith(("calibration:", "net_benefit:")) else None
+    default = (_net_benefit_name(statistic) if metric.startswith("net_benefit:")
+               else _CALIBRATION_PANELS.get(statistic, (None,))[0] if statistic
+               else _METRIC_NAMES.get(metric, metric.upper()))
+    name = labels.get(statistic or metric, default)
     if statistic:  # the panel is the statistic: its axis names only the interval
         names = {"estimator": [], "method": names["method"]}
     # the axis says which estimator and interval the panel shows when its rows do not

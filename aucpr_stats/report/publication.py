@@ -24,7 +24,7 @@ from .comparison import comparison_table
 from .stacked import heterogeneity_footnote, stack_tables
 from .table import PublicationTable
 
-__all__ = ["publication_table", "grouping"]
+__all__ = ["publication_table", "grouping", "record_names"]
 
 
 def _methods_for(result: Any, method: Any) -> list[str | None]:
@@ -47,7 +47,7 @@ def _value_frame(result: Any, method: str | None, level: float, options: Mapping
                  method_options: Mapping[str, Mapping] | None) -> tuple[pl.DataFrame, str | None]:
     """Estimates (``method=None``) or intervals of one result, and the method name the cells report."""
     if method is None:
-        frame = _record_names(result.to_polars()).with_columns(
+        frame = record_names(result.to_polars()).with_columns(
             pl.lit(None, dtype=pl.Float64).alias("lower"), pl.lit(None, dtype=pl.Float64).alias("upper"),
             pl.lit(None, dtype=pl.String).alias("method"),
         )
@@ -55,10 +55,10 @@ def _value_frame(result: Any, method: str | None, level: float, options: Mapping
     options = {**options, **((method_options or {}).get(method, {}))}
     frame = result.conf_int_polars(method=None if method == "default" else method, level=level, **options)
     names = frame["method"].unique(maintain_order=True).to_list()
-    return _record_names(frame), (names[0] if len(names) == 1 else method)
+    return record_names(frame), (names[0] if len(names) == 1 else method)
 
 
-def _record_names(frame: pl.DataFrame) -> pl.DataFrame:
+def record_names(frame: pl.DataFrame) -> pl.DataFrame:
     """A net-benefit frame's ``estimator`` and ``threshold`` as the record names ``"net_benefit@0.1"``."""
     if "threshold" not in frame.columns:
         return frame

@@ -68,6 +68,10 @@ class SortedClasses:
     def n_neg(self) -> int:
         return int(self.neg.size)
 
+    def class_buckets(self) -> tuple[np.ndarray, np.ndarray]:
+        """The negatives then the positives, each ascending, in one buffer, and the bucket bounds (3,)."""
+        return np.concatenate([self.neg, self.pos]), np.array([0, self.neg.size, self.neg.size + self.pos.size])
+
     def full_table(self) -> TieTable:
         """The merged one-segment tie table (one row per distinct score)."""
         return merge_sorted_classes(self.pos, self.neg, self.neg_below)

@@ -69,6 +69,10 @@ class GroupedClasses:
     def n_neg(self) -> np.ndarray:
         return np.diff(self.bounds)[0::2]
 
+    def class_buckets(self) -> tuple[np.ndarray, np.ndarray]:
+        """``values`` and ``bounds``: every group's negatives then positives, each ascending."""
+        return self.values, self.bounds
+
     def full_table(self) -> TieTable:
         """The merged tie table, one segment per group (:func:`~aucpr_stats.tables.buckets.merge_class_buckets`)."""
         return merge_class_buckets(self.values, self.bounds, self.neg_below, self.plus_zero)

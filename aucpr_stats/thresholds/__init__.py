@@ -8,7 +8,7 @@ gives at once (:mod:`.points`). See ``docs/cutoffs.md``.
 from __future__ import annotations
 
 from .cutoffs import CRITERIA, DIRECTION_ALIASES, DIRECTIONS, cutoffs
-from ..estimators.threshold_points import ThresholdPoints, all_thresholds, counts_at
+from .points import ThresholdPoints, all_thresholds, counts_at
 from .proportions import (
     PROPORTION_METHODS,
     bayes_interval,

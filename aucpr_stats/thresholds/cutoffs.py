@@ -16,7 +16,7 @@ from ..grouped import direction_signs, read_direction
 from ..ties import TieTable
 from .design import cutoff_units
 from .measures import CutoffCounts
-from ..estimators.threshold_points import ThresholdPoints, all_thresholds, best_mask, counts_at, criterion
+from .points import ThresholdPoints, all_thresholds, best_mask, counts_at, criterion
 from .proportions import PROPORTION_METHODS, bayes_values
 from .result import CUTOFF_COLUMNS, CutoffResult, CutoffSettings
 

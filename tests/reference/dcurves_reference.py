@@ -119,7 +119,7 @@ def run_dca(frame: pd.DataFrame, models: list[str], thresholds: list[float],
     data = frame.assign(y=frame["y"].astype(bool))  # dcurves selects the events with isin([True])
     result = dcurves.dca(data=data, outcome="y", modelnames=list(models), thresholds=thresholds,
                          harm=harm, prevalence=prevalence, nper=100)
-    curves: dict = {"n": int(len(data)), "prevalence": float(result["prevalence"].iloc[0]), "models": {}}
+    curves: dict = {"n": len(data), "prevalence": float(result["prevalence"].iloc[0]), "models": {}}
     for model in list(models) + ["all", "none"]:
         rows = result[result["model"] == model]
         if rows["threshold"].tolist() != list(thresholds):

@@ -30,10 +30,9 @@ import polars as pl
 from .. import _validate
 from ..estimators.engine import evaluate
 from ..estimators.registry import calibration_records
-from ..exceptions import InputError
 from ..front_door import open_data
 from ..intervals.calibration import WALD_STATISTICS, statistic_gradient
-from .paired import score_pairs
+from .paired import paired_risks_iv, score_pairs
 from .result import ComparisonResult
 from .statistics import normal_test, paired_block
 
@@ -56,14 +55,7 @@ def compare_calibration(data_or_formula: Any, data: Any, outcome: Any, score: An
                             missing=missing, paired=True, negative=negative, unused_levels=unused_levels,
                             metric="calibration", records=chosen, stacklevel=4)
     spec, paired = ingested.spec, ingested.paired
-    if len(spec.scores) < 2:
-        raise InputError(f"`score` must name at least two columns for a paired comparison; got {list(spec.scores)}")
-    if reference is not None and reference not in spec.scores:
-        raise InputError(f"`reference` must be one of `score` {list(spec.scores)}; got {reference!r}")
-    for name, table in zip(spec.scores, paired.tables):
-        if ((table.score < 0.0) | (table.score > 1.0)).any():
-            raise InputError(f"calibration needs predicted probabilities in [0, 1]; score column {name!r} holds "
-                             f"values from {table.score.min():g} to {table.score.max():g}")
+    paired_risks_iv(ingested, reference, "calibration")
     tables = paired.tables
     n_groups = tables[0].n_segments
     n_pos, n_neg = tables[0].n_pos, tables[0].n_neg

@@ -37,7 +37,7 @@ from ..front_door import open_data
 from ..intervals.net_benefit import net_benefit_linearisation, unit_factor
 from ..intervals.net_benefit_band import sup_t_quantile
 from ..resample import Streams
-from .paired import score_pairs
+from .paired import paired_risks_iv, score_pairs
 from .result import ComparisonResult
 from .statistics import normal_test, paired_block
 
@@ -73,14 +73,7 @@ def compare_net_benefit(data_or_formula: Any, data: Any, outcome: Any, score: An
                             missing=missing, paired=True, negative=negative, unused_levels=unused_levels,
                             prevalence=prevalence, metric="net_benefit", records=records, stacklevel=4)
     spec, paired = ingested.spec, ingested.paired
-    if len(spec.scores) < 2:
-        raise InputError(f"`score` must name at least two columns for a paired comparison; got {list(spec.scores)}")
-    if reference is not None and reference not in spec.scores:
-        raise InputError(f"`reference` must be one of `score` {list(spec.scores)}; got {reference!r}")
-    for name, table in zip(spec.scores, paired.tables):
-        if ((table.score < 0.0) | (table.score > 1.0)).any():
-            raise InputError(f"net benefit needs predicted risks in [0, 1]; score column {name!r} holds values from "
-                             f"{table.score.min():g} to {table.score.max():g}")
+    paired_risks_iv(ingested, reference, "net benefit")
     band_range = None if band is None else _band_iv(band)
     tables = paired.tables
     n_groups = tables[0].n_segments

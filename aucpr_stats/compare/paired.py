@@ -30,6 +30,7 @@ from ..estimators.average_precision import average_precision_replicates
 from ..estimators.engine import evaluate
 from ..estimators.roc import delong_components, placement_values
 from ..estimators.tie_blocks import DEFAULT_TIES, crossing_precision
+from ..exceptions import InputError
 from ..ingest import Ingested
 from ..tables import PairedScores
 from ..progress import progress_bar
@@ -39,7 +40,7 @@ from ..resample.threads import drain
 from ..ties import TieTable
 from .statistics import difference_columns, paired_block, warn_small_rows, with_edge_notes, withhold_below_minimum
 
-__all__ = ["delong_paired", "joint_cells", "paired_bootstrap", "compare_paired", "score_pairs"]
+__all__ = ["delong_paired", "joint_cells", "paired_bootstrap", "compare_paired", "score_pairs", "paired_risks_iv"]
 
 
 # =================================================================== kernels
@@ -411,6 +412,19 @@ def paired_bootstrap(paired: PairedScores, estimators: Sequence[Any], n_boot: in
     drain(replicate_producers(cells, n_boot, streams), evaluate)
     bar.close()
     return out
+
+
+def paired_risks_iv(ingested, reference: Any, what: str) -> None:
+    """Check a paired comparison of predicted risks: two or more scores, a known ``reference``, values in [0, 1]."""
+    spec, paired = ingested.spec, ingested.paired
+    if len(spec.scores) < 2:
+        raise InputError(f"`score` must name at least two columns for a paired comparison; got {list(spec.scores)}")
+    if reference is not None and reference not in spec.scores:
+        raise InputError(f"`reference` must be one of `score` {list(spec.scores)}; got {reference!r}")
+    for name, table in zip(spec.scores, paired.tables):
+        if ((table.score < 0.0) | (table.score > 1.0)).any():
+            raise InputError(f"{what} needs predicted probabilities in [0, 1]; score column {name!r} holds "
+                             f"values from {table.score.min():g} to {table.score.max():g}")
 
 
 def score_pairs(labels: Sequence[Any], reference: Any) -> list[tuple[int, int]]:

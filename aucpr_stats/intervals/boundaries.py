@@ -23,6 +23,7 @@ of the same level instead, and their note says so (:data:`BOUNDARY_NOTE`).
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 
 from .closed_form import normal_quantile
 
@@ -236,6 +237,7 @@ def join_notes(first, second, sep: str = "; ") -> np.ndarray:
     has_b = b != None  # noqa: E711
     joined = np.where(has_a, a, b)  # one note or none: taken as it is
     both = has_a & has_b
-    if both.any():  # only the entries with two notes are joined as text
-        joined[both] = np.char.add(np.char.add(a[both].astype(str), sep), b[both].astype(str)).astype(object)
+    if both.any():  # only the entries with two notes are joined as text (polars: no fixed-width copies)
+        text = pl.Series(a[both].tolist(), dtype=pl.String) + sep + pl.Series(b[both].tolist(), dtype=pl.String)
+        joined[both] = np.asarray(text.to_list(), dtype=object)
     return joined

@@ -34,7 +34,7 @@ from ..estimators.net_benefit import NET_BENEFIT_STATISTICS, POLICIES
 from ..estimators.registry import net_benefit_records
 from ..exceptions import InputError
 from ..front_door import open_data
-from ..intervals.net_benefit import net_benefit_linearisation, unit_factor
+from ..intervals.net_benefit import MIN_EQUIVALENT_COUNT, moments_count, net_benefit_linearisation, unit_factor
 from ..intervals.net_benefit_band import sup_t_quantile
 from ..resample import Streams
 from .paired import paired_risks_iv, score_pairs
@@ -42,6 +42,18 @@ from .result import ComparisonResult
 from .statistics import normal_test, paired_block
 
 __all__ = ["compare_net_benefit"]
+
+_FEW_DISCORDANT = ("few informative rows: the difference rests on few rows treated differently by the two models "
+                   "(as skewed as a count below 10), so its interval and test may be off "
+                   "(benchmarks/net_benefit_coverage_results.md)")
+
+_SHAKY_BAND = ("the band covers thresholds where the difference rests on few rows or none (see those rows' notes): "
+               "there it is held near the estimate and may miss the true difference")
+
+
+def _join(first: str | None, second: str | None) -> str | None:
+    return "; ".join(n for n in (first, second) if n) or None
+
 
 #: Rows times thresholds held at once when the row terms are formed.
 _CHUNK_CELLS = 4_000_000
@@ -90,6 +102,7 @@ def compare_net_benefit(data_or_formula: Any, data: Any, outcome: Any, score: An
     blocks = []
     for a, b in score_pairs(spec.scores, reference):
         sums = np.zeros((2, n_groups, len(records)))  # squared differences of events, of non-events
+        higher = np.zeros((2, n_groups, len(records)))  # third and fourth powers (the skewness of the difference)
         cross = None if in_band is None else np.zeros((2, n_groups, in_band.size, in_band.size))
         step = max(1, _CHUNK_CELLS // len(records))
         for lo in range(0, order.size, step):
@@ -97,6 +110,8 @@ def compare_net_benefit(data_or_formula: Any, data: Any, outcome: Any, score: An
             g, pos = group[lo:lo + step], is_pos[lo:lo + step]
             d = (_row_terms(lins[a], tables[a], paired.rows[a][part], pos, g, record_thresholds)
                  - _row_terms(lins[b], tables[b], paired.rows[b][part], pos, g, record_thresholds))
+            np.add.at(higher[0], g, d ** 3)
+            np.add.at(higher[1], g, d ** 4)
             for k, cls in ((0, pos), (1, ~pos)):
                 np.add.at(sums[k], g[cls], d[cls] ** 2)
                 if cross is not None:
@@ -110,6 +125,10 @@ def compare_net_benefit(data_or_formula: Any, data: Any, outcome: Any, score: An
         else:
             variance = (unit_factor(rows_pos)[:, None] * sums[0]
                         + unit_factor(rows_all - rows_pos)[:, None] * sums[1])
+        skewed = moments_count(rows_all[:, None], sums[0] + sums[1], higher[0], higher[1]) < MIN_EQUIVALENT_COUNT
+        # a band over thresholds where the difference is skewed or has no variance cannot hold its level
+        shaky = (np.zeros(n_groups, dtype=bool) if in_band is None
+                 else (skewed | (variance == 0))[:, in_band].any(axis=1))
         critical = _critical(cross, rows_pos, rows_all, prevalence, level, n_draws, rng, ingested, spec, a, b)
         for j, record in enumerate(records):
             diff = estimates[a][:, j] - estimates[b][:, j]
@@ -122,9 +141,13 @@ def compare_net_benefit(data_or_formula: Any, data: Any, outcome: Any, score: An
                 columns["lower_band"] = diff - critical * se if inside else np.full(n_groups, np.nan)
                 columns["upper_band"] = diff + critical * se if inside else np.full(n_groups, np.nan)
                 columns["critical"] = critical if inside else np.full(n_groups, np.nan)
-            notes = [note if note is not None else (None if np.isfinite(diff[h]) else "no difference: a group "
-                                                    "without events or non-events")
-                     for h, note in enumerate(ingested.notes)]
+            notes = [note if note is not None else (
+                "no difference: a group without events or non-events" if not np.isfinite(diff[h])
+                else "no row is treated differently by the two models: the difference has no variance"
+                if se[h] == 0 else _FEW_DISCORDANT if skewed[h, j] else None)
+                for h, note in enumerate(ingested.notes)]
+            if in_band is not None and j in set(in_band.tolist()):
+                notes = [_join(note, _SHAKY_BAND if shaky[h] else None) for h, note in enumerate(notes)]
             blocks.append(paired_block(ingested.keys, spec.by, spec.scores[a], spec.scores[b], record.statistic,
                                        estimates[a][:, j], estimates[b][:, j], columns, tables[0].n_pos,
                                        tables[0].n_neg, notes))

@@ -34,9 +34,12 @@ from ..distributions import normal_quantile
 from ..estimators.net_benefit import threshold_counts
 from ..exceptions import InputError
 from ..resample import Streams
-from .net_benefit import net_benefit_linearisation, squared_cells, unit_factor
+from .net_benefit import MIN_EQUIVALENT_COUNT, equivalent_count, net_benefit_linearisation, squared_cells, unit_factor
 
 __all__ = ["simultaneous_band", "threshold_covariance", "sup_t_quantile"]
+
+_SHAKY = ("the range holds thresholds where the estimate rests on few informative rows or has no variance "
+          "(conf_int's notes say which): there the band is held near the estimate and may not hold its level")
 
 
 def _pair_sums(count: np.ndarray, total: np.ndarray, above: np.ndarray, below: np.ndarray,
@@ -125,6 +128,10 @@ def simultaneous_band(result, low: float | None, high: float | None, level: floa
     n_t = len(inside)
     groups = np.repeat(np.arange(result.n_groups), n_t)
     notes = np.array([result.notes[g] for g in groups], dtype=object)
+    with np.errstate(invalid="ignore"):
+        skewed = ((equivalent_count(result, records) < MIN_EQUIVALENT_COUNT) | (se == 0)) & np.isfinite(estimate)
+    shaky = np.repeat(skewed.any(axis=1), n_t) & np.equal(notes, None)
+    notes[shaky] = _SHAKY
     body = pl.DataFrame({
         "threshold": np.tile([r.threshold for r in records], result.n_groups),
         "estimate": estimate.ravel(), "se": se.ravel(),

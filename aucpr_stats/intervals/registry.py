@@ -24,7 +24,8 @@ from ..estimators.partial_variance import partial_auroc_se
 from .bootstrap import Bootstrap, bootstrap_method, bootstrap_note
 from .calibration import (PROFILE_STATISTICS, WALD_STATISTICS, calibration_bootstrap, profile_method, profile_note,
                           wald_method, wald_note)
-from .net_benefit import net_benefit_bootstrap, wald_method as net_benefit_wald, wald_note as net_benefit_wald_note
+from .net_benefit import (bootstrap_skew_note, net_benefit_bootstrap, wald_method as net_benefit_wald,
+                          wald_note as net_benefit_wald_note)
 from .boundaries import newcombe_interval, wilson_interval
 from .closed_form import binomial_interval, binomial_se, logit_interval, wald_interval
 from .cross_validation import CrossValidation, cross_validation_method, cross_validation_note
@@ -321,8 +322,8 @@ INTERVAL_METHODS["net_benefit"] = {
                            fallback=False, designs=DESIGNS, needs_rows=True),
     "bootstrap": IntervalMethod("bootstrap", net_benefit_bootstrap,
                                 min_positives=NET_BENEFIT_MIN_EVENTS, options=Bootstrap,
-                                columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note, designs=DESIGNS,
-                                location="boot_median", fallback=False),
+                                columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_skew_note,
+                                designs=DESIGNS, location="boot_median", fallback=False),
 }
 
 # AUCPR at a stated prevalence from a case-control sample: the estimate is biased upward and the intervals

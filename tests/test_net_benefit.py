@@ -238,3 +238,25 @@ def test_forest_plot_draws_a_panel_per_threshold():
     labels = [ax.get_xlabel() for ax in axes]
     assert any(label.startswith("Net benefit at 5%") for label in labels)
     assert any(label.startswith("Net benefit at 10%") for label in labels)
+
+
+def test_few_informative_rows_are_noted():
+    from aucpr_stats.intervals.net_benefit import moments_count
+
+    # the equivalent count of a Poisson-like mean: n terms, k of them 1 and the rest 0, is about k
+    n, k = 10_000, 6
+    terms = np.r_[np.ones(k), np.zeros(n - k)]
+    centred = terms - terms.mean()
+    count = moments_count(n, *(np.sum(centred ** p) for p in (2, 3, 4)))
+    assert count == pytest.approx(k, rel=0.01)
+    # a threshold above all but three risks: net benefit rests on three treated rows
+    df = _cohort(n=400, shift=0.0)
+    p = df["p"].to_numpy()
+    t = float(np.sort(p)[-3])
+    frame = A.net_benefit(df, "y", "p", thresholds=[0.5, t]).conf_int()
+    assert frame["note"][0] is None
+    assert "few informative rows" in frame["note"][1]
+    # two models that treat the same rows: no variance, said so
+    same = A.compare(df.with_columns(q=pl.col("p")), "y", ["p", "q"], metric="net_benefit",
+                     thresholds=[0.3]).to_frame()
+    assert same["se"][0] == 0 and "no row is treated differently" in same["note"][0]

@@ -125,7 +125,13 @@ def compare_net_benefit(data_or_formula: Any, data: Any, outcome: Any, score: An
         else:
             variance = (unit_factor(rows_pos)[:, None] * sums[0]
                         + unit_factor(rows_all - rows_pos)[:, None] * sums[1])
-        skewed = moments_count(rows_all[:, None], sums[0] + sums[1], higher[0], higher[1]) < MIN_EQUIVALENT_COUNT
+        # one more row in each of the eight cells (class x side under A x side under B): an empty cell, no
+        # event among the rows the models treat differently, is where the skewness hides
+        extra = [getattr(lins[a], f"{c}_{sa}") - getattr(lins[b], f"{c}_{sb}")
+                 for c in ("pos", "neg") for sa in ("above", "below") for sb in ("above", "below")]
+        powers = [sum(v ** k for v in extra) for k in (2, 3, 4)]
+        skewed = moments_count(rows_all[:, None] + 8.0, sums[0] + sums[1] + powers[0], higher[0] + powers[1],
+                               higher[1] + powers[2]) < MIN_EQUIVALENT_COUNT
         # a band over thresholds where the difference is skewed or has no variance cannot hold its level
         shaky = (np.zeros(n_groups, dtype=bool) if in_band is None
                  else (skewed | (variance == 0))[:, in_band].any(axis=1))

@@ -204,15 +204,19 @@ def equivalent_count(result, records) -> np.ndarray:
     """(groups, records): the equivalent count of each estimate (:func:`moments_count`) from its four row terms.
 
     Rows are counted as rows (weights and clusters left aside): a measure of
-    how many rows the estimate rests on, not of its variance.
+    how many rows the estimate rests on, not of its variance. Every cell
+    counts one row more than it holds, so that a cell the sample left empty
+    still weighs (its term is the one that would skew the estimate).
     """
     lin = net_benefit_linearisation(result.ties, records, result.policy, result.harm, result.stated_prevalence)
     cells = getattr(result, "weighted_cells", None)
     counts = threshold_counts(result.ties if cells is None else cells.cells, lin.thresholds)
     tp, fp = counts.tp[:, lin.column], counts.fp[:, lin.column]
-    frequency = (tp, counts.n_pos[:, None] - tp, fp, counts.n_neg[:, None] - fp)
+    # one more row in every cell: a cell the sample left empty (no treated non-event at a high threshold, no
+    # untreated event at a low one) is where the skewness hides (benchmarks/net_benefit_coverage_results.md)
+    frequency = (tp + 1.0, counts.n_pos[:, None] - tp + 1.0, fp + 1.0, counts.n_neg[:, None] - fp + 1.0)
     values = (lin.pos_above, lin.pos_below, lin.neg_above, lin.neg_below)
-    n = (counts.n_pos + counts.n_neg)[:, None]
+    n = (counts.n_pos + counts.n_neg)[:, None] + 4.0
     with np.errstate(invalid="ignore"):
         centre = sum(f * v for f, v in zip(frequency, values)) / n
         powers = [sum(f * (v - centre) ** k for f, v in zip(frequency, values)) for k in (2, 3, 4)]

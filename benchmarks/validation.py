@@ -738,12 +738,14 @@ def _calibration_section() -> list[str]:
 NET_BENEFIT_STUDIES = (
     ("Net benefit: Wald and bootstrap intervals across thresholds, the paired difference and its band, designs",
      "net_benefit_coverage.py", "net_benefit_coverage_results.md"),
+    ("Net benefit: size of the heterogeneity test across subgroups", "net_benefit_heterogeneity_size.py",
+     "net_benefit_heterogeneity_size_results.md"),
 )
 
 
 def _net_benefit_section() -> list[str]:
     """The coverage studies of ``net_benefit()`` and its paired comparison (their own script)."""
-    return _studies("Net benefit: coverage", "Measured by its own script, with truths from the data-generating "
+    return _studies("Net benefit: coverage and size", "Measured by their own scripts, with truths from the data-generating "
                     "model; what each interval assumes and where it fails is in [Net benefit](net_benefit.md).",
                     NET_BENEFIT_STUDIES)
 

@@ -5,7 +5,10 @@ backslashes, LaTeX and Markdown specials and ``<script>``: the Markdown table
 keeps one line per row and one cell per column and no HTML; the LaTeX
 tabular keeps one ``&``-separated row per line, no blank line, balanced
 braces; the HTML parses to the same rows with no script element; the CSV
-reads back to the same labels.
+reads back to the same labels; the Word document opens with python-docx and
+holds every label (whitespace aside); LaTeX passes a tokenizer that allows only
+the escapes and commands the writer uses; no format carries a control code
+(issue 37, must-hold 3, second part).
 """
 
 from __future__ import annotations
@@ -21,10 +24,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from aucpr_stats import aucpr, publication_table
+from aucpr_stats.report.cells import printable
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-SPECIAL = list("|\\*_`[]<>&%$#{}~^\n\r\t ") + ["\n\n", "<script>alert(1)</script>", "\r\n", "\u2028", "$-$"]
+SPECIAL = list("|\\*_`[]<>&%$#{}~^\n\r\t ") + ["\n\n", "<script>alert(1)</script>", "\r\n", "\u2028", "$-$",
+                                                 "\x00", "\x1b", "\x0b", "\x0c", "\x7f", "\x85", "\ufffe"]
 LABELS = st.lists(st.one_of(st.sampled_from(SPECIAL), st.text(max_size=3)), min_size=1, max_size=5).map("".join)
 
 
@@ -89,3 +94,40 @@ def test_every_format_is_well_formed_for_any_label(labels):
 
     back = pl.read_csv(io.StringIO(table.to_csv()))
     assert sorted(back[back.columns[0]].to_list()) == sorted(table.cells[table.cells.columns[0]].to_list())
+
+
+#: The control sequences the LaTeX writer may emit: its escapes and its table commands.
+LATEX_COMMANDS = {"textless", "textgreater", "textbar", "textbackslash", "textasciitilde", "textasciicircum",
+                  "&", "%", "$", "#", "_", "{", "}", "\\", "toprule", "midrule", "bottomrule", "begin", "end",
+                  "centering", "multicolumn", "textit", "caption", "label", "par", "smallskip", "footnotesize"}
+LATEX_TOKEN = re.compile(r"\\([A-Za-z]+|.)|(\$-\$)|(.)", re.S)
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
+
+
+def latex_tokens_ok(latex: str) -> None:
+    """Every control sequence is one the writer emits; no bare special character is left; no control code."""
+    assert CONTROL.search(latex) is None and "\ufffd" not in latex
+    for command, math_minus, char in LATEX_TOKEN.findall(latex):
+        if command:
+            assert command in LATEX_COMMANDS, command
+        elif char:
+            assert char not in "%$#_^~\\", (char, latex)
+
+
+@settings(max_examples=200, deadline=None)
+@given(labels=st.lists(LABELS, min_size=2, max_size=3, unique=True))
+@example(labels=["a\x00b", "c\x0bd\n\ne\x0c"])  # a NUL and a vertical tab: python-docx refused them (issue 37)
+def test_word_latex_and_html_carry_any_label(tmp_path_factory, labels):
+    docx = pytest.importorskip("docx")
+    table = table_with(labels)
+    path = tmp_path_factory.mktemp("docx") / "table.docx"
+    table.to_docx(path)
+    grid = docx.Document(str(path)).tables[0]
+    assert len(grid.rows) == table.cells.height + 1
+    shown = sorted(re.sub(r"\s+", " ", cell.text).strip() for cell in grid.columns[0].cells[1:])
+    wanted = sorted(re.sub(r"\s+", " ", printable(label)).strip() for label in table.cells[table.cells.columns[0]])
+    assert shown == wanted
+    latex_tokens_ok(table.to_latex(caption="A caption & 50%_x", note=True))
+    html = table.to_html(note=True)
+    assert CONTROL.search(html) is None
+    assert CONTROL.search(table.to_markdown(note=True)) is None

@@ -132,7 +132,7 @@ class ThresholdCounts:
 
 
 def threshold_counts(ties: TieTable, thresholds: Sequence[float]) -> ThresholdCounts:
-    """:class:`ThresholdCounts` of every segment at ``thresholds`` (ascending, distinct).
+    r""":class:`ThresholdCounts` of every segment at ``thresholds`` (ascending, distinct).
 
     Each tie row's bin is the number of thresholds at or below its score
     (one binary search per row, exact: floats compared, never rounded); the

@@ -6,6 +6,8 @@ behind them are never rounded.
 
 from __future__ import annotations
 
+import re
+
 import math
 from typing import Any, Mapping, Sequence
 
@@ -14,7 +16,7 @@ import polars as pl
 from .._validate import SCORE_KEY
 
 __all__ = ["DEFAULT_LABELS", "Labels", "pretty_name", "level_text", "format_number", "format_cell", "format_p",
-           "MARKS", "note_marks", "marks_footnote", "MINUS", "true_minus", "one_separator", "seed_text"]
+           "printable", "MARKS", "note_marks", "marks_footnote", "MINUS", "true_minus", "one_separator", "seed_text"]
 
 #: The minus sign of typeset numbers (U+2212), in the text, Markdown, HTML and LaTeX renderings
 #: of tables; CSV and frames keep the ASCII hyphen, which programs read as a number.
@@ -171,3 +173,24 @@ def seed_text(seed: Any, unseeded: str = "no seed set (rerunning gives other lim
     if isinstance(seed, (int, str)) and not isinstance(seed, bool):
         return f"seed {seed}"
     return "a generator as seed"
+
+
+#: Characters no output format can carry: C0 controls but tab, line feed and carriage return (vertical tab and
+#: form feed too: XML forbids them; Markdown and LaTeX read them as line breaks first), DEL, C1 controls but
+#: NEL, lone surrogates and the two non-characters XML forbids.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def printable(text: str, replacement: str = "\ufffd") -> str:
+    r"""``text`` with every character no output format can carry (a NUL, a control code) as ``replacement``.
+
+    Word (XML) refuses them, HTML reads them as parse errors, LaTeX as
+    invalid characters: each becomes U+FFFD, the replacement character, so
+    the label keeps its length and shows where something was.
+
+    Examples
+    --------
+    >>> printable("a\x00b\x1bc\td")
+    'a�b�c\td'
+    """
+    return _UNPRINTABLE.sub(replacement, text)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..exceptions import InputError
+from .cells import printable
 
 __all__ = ["write_docx"]
 
@@ -33,7 +34,7 @@ def write_docx(table: Any, path: Any, *, caption: str | None = None, note: bool 
 
     document = docx.Document()
     if caption:
-        document.add_paragraph(caption).runs[0].bold = True
+        document.add_paragraph(printable(caption)).runs[0].bold = True
     headers = table.cells.columns
     grid = document.add_table(rows=1, cols=len(headers))
     grid.style = "Table Grid"
@@ -41,7 +42,7 @@ def write_docx(table: Any, path: Any, *, caption: str | None = None, note: bool 
 
     def fill(cell: Any, text: str, *, bold: bool = False, align_right: bool = False, indent: bool = False) -> None:
         paragraph = cell.paragraphs[0]
-        run = paragraph.add_run(text)
+        run = paragraph.add_run(printable(text))  # XML refuses NULs and control codes
         run.bold = bold
         run.font.size = Pt(9)
         if align_right:
@@ -61,7 +62,7 @@ def write_docx(table: Any, path: Any, *, caption: str | None = None, note: bool 
             fill(cell, text, align_right=is_right, indent=in_block and j == 0)
     if note and table.note:
         paragraph = document.add_paragraph()
-        run = paragraph.add_run(table.note)
+        run = paragraph.add_run(printable(table.note))
         run.font.size = Pt(8)
     try:
         document.save(path)

@@ -11,7 +11,7 @@ import polars as pl
 
 from .. import _frames
 from ..exceptions import InputError
-from .cells import true_minus
+from .cells import printable, true_minus
 from .docx import write_docx
 from .text import text_table
 
@@ -158,11 +158,11 @@ class PublicationTable:
 
         def cell(tag: str, text: str, header: str) -> str:
             style = ' style="text-align: right"' if header in self.numeric_columns else ""
-            return f"<{tag}{style}>{_html.escape(text)}</{tag}>"
+            return f"<{tag}{style}>{_html.escape(printable(text))}</{tag}>"
 
         lines = ['<table class="aucpr-stats-table">']
         if caption:
-            lines.append(f"<caption>{_html.escape(caption)}</caption>")
+            lines.append(f"<caption>{_html.escape(printable(caption))}</caption>")
         lines.append("<thead>")
         lines.append("<tr>" + "".join(cell("th", h, h) for h in headers) + "</tr>")
         lines.append("</thead>")
@@ -170,7 +170,7 @@ class PublicationTable:
         for i, (row, in_block) in enumerate(zip(self._rows(), self._in_block())):
             if i in self.header_rows:
                 lines.append(f'<tr><th colspan="{len(headers)}" scope="rowgroup" style="text-align: left">'
-                             f"{_html.escape(row[0])}</th></tr>")
+                             f"{_html.escape(printable(row[0]))}</th></tr>")
                 continue
             first = cell("td", row[0], headers[0])
             if in_block:
@@ -178,7 +178,8 @@ class PublicationTable:
             lines.append("<tr>" + first + "".join(cell("td", c, h) for c, h in zip(row[1:], headers[1:])) + "</tr>")
         lines.append("</tbody>")
         if note and self.note:
-            lines.append(f'<tfoot><tr><td colspan="{len(headers)}">{_html.escape(self.note)}</td></tr></tfoot>')
+            lines.append(f'<tfoot><tr><td colspan="{len(headers)}">{_html.escape(printable(self.note))}</td></tr>'
+                         "</tfoot>")
         lines.append("</table>")
         return "\n".join(lines)
 
@@ -232,7 +233,8 @@ def latex_escape(text: str) -> str:
     >>> print(latex_escape("<=22 & 50%_x {a} ~^\\ #$ \u2212"))
     \textless{}=22 \& 50\%\_x \{a\} \textasciitilde{}\textasciicircum{}\textbackslash{} \#\$ $-$
     """
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in _LINE_BREAKS.sub(" ", text))
+    text = printable(_LINE_BREAKS.sub(" ", text), "?")  # pdflatex has no glyph for U+FFFD
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
 #: Runs of line breaks (and the spaces between them), read as one space in a table cell.
@@ -265,5 +267,6 @@ def markdown_escape(text: str) -> str:
             line = line[:-1] + "&lt;"
         return "".join(_MARKDOWN_SPECIAL.get(ch, ch) for ch in line)
 
-    return "<br>".join(one_line(line) for line in re.split(r"\r\n|[\r\n\v\f\u2028\u2029\x85]", text))
+    lines = re.split(r"\r\n|[\r\n\v\f\u2028\u2029\x85]", text)
+    return "<br>".join(one_line(printable(line)) for line in lines)
 

@@ -26,6 +26,8 @@ __all__ = [
     "choice_iv",
     "names_iv",
     "names_or_all_iv",
+    "digits_iv",
+    "MAX_DIGITS",
     "level_iv",
     "seed_iv",
     "rng_iv",
@@ -192,13 +194,25 @@ def names_or_all_iv(value: Any, argument: str, choices: Sequence[str]) -> tuple[
     return tuple(dict.fromkeys(names))
 
 
-def integer_iv(value: Any, argument: str, minimum: int) -> int:
-    """An integer (not a bool) of at least ``minimum``."""
+def integer_iv(value: Any, argument: str, minimum: int, maximum: int | None = None) -> int:
+    """An integer (not a bool) of at least ``minimum`` (and at most ``maximum``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise InputTypeError(f"`{argument}` must be an integer; got {shown(value)} of type {type(value).__name__}")
     if value < minimum:
         raise InputError(f"`{argument}` must be at least {minimum}; got {value!r}")
+    if maximum is not None and value > maximum:
+        raise InputError(f"`{argument}` must be at most {maximum}; got {value!r}")
     return int(value)
+
+
+#: The most decimals a table prints: float64 holds 15-17 significant digits, and ``digits=10**9`` would
+#: build strings of a gigabyte per number.
+MAX_DIGITS = 15
+
+
+def digits_iv(digits: Any) -> int:
+    """``digits``: decimals to print, an integer from 0 to :data:`MAX_DIGITS`."""
+    return integer_iv(digits, "digits", 0, MAX_DIGITS)
 
 
 #: The largest ``n_boot`` accepted: a million replicates put the Monte Carlo error of a 95% percentile

@@ -56,3 +56,17 @@ def test_reading_proc_and_sys_numbers(tmp_path):
     assert budget.read_number(str(tmp_path / "absent")) is None
     (tmp_path / "max").write_text("max\n")
     assert budget.read_number(str(tmp_path / "max")) is None
+
+
+def test_digits_are_bounded_before_a_string_is_built():
+    import polars as pl
+
+    from aucpr_stats import aucpr
+    from aucpr_stats.exceptions import InputError
+
+    result = aucpr(pl.DataFrame({"y": [1, 0, 1, 0, 0], "s": [0.9, 0.2, 0.6, 0.7, 0.1]}), "y", "s")
+    assert "0.8333" in result.summary(digits=4) and len(result.summary(digits=15)) > len(result.summary(digits=4))
+    for call in (lambda: result.summary(digits=10**9), lambda: result.table(digits=16),
+                 lambda: result.summary(digits=-1)):
+        with pytest.raises(InputError, match="`digits`"):
+            call()

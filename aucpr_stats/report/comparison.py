@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 import polars as pl
 
-from .._validate import integer_iv
+from .._validate import digits_iv
 from ..exceptions import InputTypeError
 from .cells import (Labels, format_cell, format_number, format_p, level_text, marks_footnote, note_marks,
                     one_separator, pretty_name, seed_text)
@@ -67,7 +67,7 @@ def comparison_table(
     """
     if not hasattr(result, "paired") or not hasattr(result, "table"):
         raise InputTypeError(f"`result` must be a ComparisonResult from compare(); got {type(result).__name__}")
-    digits = integer_iv(digits, "digits", 0)
+    digits = digits_iv(digits)
     label = Labels(labels)
 
     frame = result.to_polars()

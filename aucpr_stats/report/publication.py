@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import polars as pl
 
-from .._validate import SCORE_KEY, integer_iv, level_iv
+from .._validate import SCORE_KEY, digits_iv, level_iv
 from ..intervals.registry import RANDOM_METHODS
 from ..resample import DEFAULT_N_BOOT
 from ..exceptions import InputError, InputTypeError
@@ -366,7 +366,7 @@ def _one_grouping(
     overall_label: str, heterogeneity: Any, **conf_int_options: Any,
 ) -> PublicationTable:
     """The table of results that share one grouping (and its optional Overall row)."""
-    digits = integer_iv(digits, "digits", 0)
+    digits = digits_iv(digits)
     if scores_as not in ("columns", "rows"):
         raise InputError(f"`scores_as` must be 'columns' or 'rows'; got {scores_as!r}")
     level = level_iv(level)

@@ -7,6 +7,8 @@ from typing import Any, Sequence
 
 import polars as pl
 
+from .._validate import digits_iv
+
 __all__ = ["format_value", "text_table"]
 
 
@@ -22,7 +24,8 @@ def format_value(value: Any, digits: int = 4) -> str:
 
 
 def text_table(frame: pl.DataFrame, digits: int = 4, right_align: Sequence[str] | None = None) -> str:
-    """Render a polars frame as an aligned monospace table."""
+    """Render a polars frame as an aligned monospace table (``digits`` from 0 to 15)."""
+    digits = digits_iv(digits)
     headers = frame.columns
     cells = [[format_value(v, digits) for v in frame[c].to_list()] for c in headers]
     numeric = set(right_align) if right_align is not None else {

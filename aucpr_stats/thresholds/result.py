@@ -206,7 +206,7 @@ class CutoffResult(TabularResult, GroupedResult):
         ``.to_markdown()``, ``.to_latex()``, ``.to_html()`` ...
         """
         level = self.settings.level if level is None else _validate.level_iv(level)
-        digits = _validate.integer_iv(digits, "digits", 0)
+        digits = _validate.digits_iv(digits)
         cells = self._cells(digits, method, level, sep)
         ci = f" ({level_text(level)} CI)"
         labels = {"criterion": "Criterion", "threshold": "Threshold", "tp": "TP", "fp": "FP", "tn": "TN",

@@ -70,3 +70,20 @@ def test_digits_are_bounded_before_a_string_is_built():
                  lambda: result.summary(digits=-1)):
         with pytest.raises(InputError, match="`digits`"):
             call()
+
+
+def test_a_band_grid_and_simulated_data_sets_are_bounded_before_allocation():
+    import polars as pl
+
+    from aucpr_stats import pr_curve
+    from aucpr_stats.exceptions import InputError
+    from aucpr_stats.simulate import SCENARIOS, get_scenario
+
+    curve = pr_curve(pl.read_csv(ROOT / "data" / "breast_cancer_oof.csv"), "malignant", "logistic")
+    with pytest.raises(InputError, match=r"a band of 1,000,000,000,000 recalls x 1,000 replicates needs about"):
+        curve.band(grid=10**12, n_boot=1000, rng=1)
+    scenario = get_scenario(next(iter(SCENARIOS)))
+    with pytest.raises(InputError, match="simulated data sets"):
+        scenario.sample_arrays(10**9, 10**4, 10**4, rng=1)
+    pos, neg = scenario.sample_arrays(3, 5, 7, rng=1)
+    assert pos.shape == (3, 5) and neg.shape == (3, 7)

@@ -53,7 +53,7 @@ from ..exceptions import InputError, InputTypeError, LowEffectiveSampleSizeWarni
 from ..ingest.notes import describe_keys
 from ..intervals import normal_quantile
 from ..progress import progress_bar, progress_iv
-from ..resample import Streams, exceedance_at_order_statistics
+from ..resample import Streams, check_allocation, exceedance_at_order_statistics
 from ..plot.curves import plot_band
 from ..report.display import TabularResult
 from ..ties import TieTable
@@ -352,6 +352,7 @@ def band_iv(level: Any, method: Any, n_boot: Any, bandwidth: Any, p_tilde: Any, 
     if isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
         if grid < 2:
             raise InputError(f"`grid` must be at least 2 points; got {grid!r}")
+        check_allocation(int(grid) * (n_boot + 1), f"a band of {grid:,} recalls x {n_boot:,} replicates", "lower `grid`")
         grid = np.linspace(eps, 1.0 - eps, int(grid))
     else:
         try:

@@ -31,6 +31,7 @@ from .._validate import integer_iv, probability_iv, seed_iv
 from ..distributions import beta_isf, beta_sf, log_beta, normal_cdf, normal_quantile
 from ..estimators.tie_blocks import crossing_precision
 from ..exceptions import InputError
+from ..resample import check_allocation
 
 __all__ = [
     "Scenario",
@@ -219,6 +220,8 @@ class Scenario:
         n_sims = integer_iv(n_sims, "n_sims", 1)
         n_pos = integer_iv(n_pos, "n_pos", 0)
         n_neg = integer_iv(n_neg, "n_neg", 0)
+        check_allocation(n_sims * (n_pos + n_neg), f"{n_sims:,} simulated data sets of {n_pos + n_neg:,} scores",
+                         advice="lower `n_sims` or the sizes, or draw the data sets in blocks")
         rng = np.random.default_rng(seed_iv(rng))
         pos = self.draw(rng, (n_sims, n_pos), positive=True)
         neg = self.draw(rng, (n_sims, n_neg), positive=False)

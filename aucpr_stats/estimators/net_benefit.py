@@ -57,7 +57,7 @@ from ..exceptions import InputError
 from ..ties import TieTable
 
 __all__ = ["POLICIES", "NET_BENEFIT_STATISTICS", "DEFAULT_THRESHOLDS", "Rule", "RuleSet", "ThresholdCounts", "rule",
-           "threshold_counts", "linear_statistic", "references", "rule_column", "thresholds_iv"]
+           "threshold_counts", "coefficients", "linear_statistic", "references", "rule_column", "thresholds_iv"]
 
 #: ``policy=``: treat those at or above the threshold (opt-in), or withhold a default treatment below it (opt-out).
 POLICIES = ("opt-in", "opt-out")
@@ -192,6 +192,12 @@ def rule_column(ties: TieTable, rules: RuleSet, j: int) -> np.ndarray:
     return store[rules][:, j]
 
 
+def coefficients(rules: Sequence[Rule]) -> tuple[np.ndarray, ...]:
+    """``(a1, a0, b1, b0, alpha, beta, scale)`` of ``rules``, each an array with one value per rule."""
+    return tuple(np.array([getattr(r, f) for r in rules], dtype=np.float64)
+                 for f in ("a1", "a0", "b1", "b0", "alpha", "beta", "scale"))
+
+
 def linear_statistic(counts: ThresholdCounts, rules: Sequence[Rule], prevalence: float | None = None,
                      columns: np.ndarray | None = None) -> np.ndarray:
     """The statistics of ``rules`` for every segment: (n_segments, len(rules)).
@@ -201,8 +207,7 @@ def linear_statistic(counts: ThresholdCounts, rules: Sequence[Rule], prevalence:
     if columns is not None:
         counts = ThresholdCounts(counts.thresholds[columns], counts.tp[:, columns], counts.fp[:, columns],
                                  counts.n_pos, counts.n_neg)
-    a1, a0, b1, b0, alpha, beta, scale = (np.array([getattr(r, f) for r in rules])
-                                          for f in ("a1", "a0", "b1", "b0", "alpha", "beta", "scale"))
+    a1, a0, b1, b0, alpha, beta, scale = coefficients(rules)
     pos_sum = counts.tp * a1 + counts.fn * a0
     neg_sum = counts.fp * b1 + counts.tn * b0
     p, n = counts.n_pos[:, None], counts.n_neg[:, None]

@@ -14,7 +14,7 @@ therefore one of four constants per group and threshold,
 and the variance :math:`\frac{n}{n-1}\sum_i w_i^2 g_i^2` (independent rows,
 the number of events random: a cohort) needs only the number of rows, or the
 sum of their squared weights, in each class on each side of each threshold:
-counts, read with the same sort as the estimate. With ``cluster=`` the terms
+counts, read in the same pass over the tie table as the estimate. With ``cluster=`` the terms
 are summed within clusters first (:math:`\frac{C}{C-1}\sum_c (\sum_{i\in c}
 w_i g_i)^2`, the cluster-robust sandwich). At a stated prevalence (a
 case-control sample) each class is a sample of its own: the terms are
@@ -37,7 +37,7 @@ import attrs
 import numpy as np
 
 from ..distributions import normal_quantile
-from ..estimators.net_benefit import rule, threshold_counts
+from ..estimators.net_benefit import coefficients, rule, threshold_counts
 from ..ties import TieTable
 from .boundaries import join_notes
 from .bootstrap import bootstrap_method, bootstrap_note
@@ -58,7 +58,6 @@ class Linearisation:
         The distinct thresholds, ascending.
     column : ndarray of int, shape (n_rules,)
         The threshold of each rule (an index into ``thresholds``).
-    estimate : ndarray, shape (n_groups, n_rules)
     """
 
     pos_above: np.ndarray
@@ -67,12 +66,6 @@ class Linearisation:
     neg_below: np.ndarray
     thresholds: np.ndarray
     column: np.ndarray
-    estimate: np.ndarray
-
-    def terms(self, above_pos, below_pos, above_neg, below_neg) -> np.ndarray:
-        """``sum of count * term`` over the four cells, for counts given at every rule's threshold."""
-        return (above_pos * self.pos_above + below_pos * self.pos_below + above_neg * self.neg_above
-                + below_neg * self.neg_below)
 
 
 def net_benefit_linearisation(ties: TieTable, records, policy: str, harm: float,
@@ -84,23 +77,20 @@ def net_benefit_linearisation(ties: TieTable, records, policy: str, harm: float,
     counts = threshold_counts(ties, thresholds)
     tp, fp = counts.tp[:, column], counts.fp[:, column]
     p, n = counts.n_pos[:, None], counts.n_neg[:, None]
-    a1, a0, b1, b0, alpha, beta, scale = (np.array([getattr(r, f) for r in rules])
-                                          for f in ("a1", "a0", "b1", "b0", "alpha", "beta", "scale"))
+    a1, a0, b1, b0, alpha, beta, scale = coefficients(rules)
     sum_pos, sum_neg = tp * a1 + (p - tp) * a0, fp * b1 + (n - fp) * b0
     with np.errstate(invalid="ignore", divide="ignore"):
         if prevalence is None:  # theta = scale * (sum_pos + sum_neg) / B
             b = alpha * p + beta * n
             raw = (sum_pos + sum_neg) / b
             cells = ((a1 - raw * alpha) / b, (a0 - raw * alpha) / b, (b1 - raw * beta) / b, (b0 - raw * beta) / b)
-            estimate = scale * raw
         else:  # theta = scale * (pi * sum_pos / P + (1 - pi) * sum_neg / N) / K; classes sampled apart
             pi = prevalence
             k = alpha * pi + beta * (1.0 - pi)
             mean_pos, mean_neg = sum_pos / p, sum_neg / n
             cells = (pi * (a1 - mean_pos) / (p * k), pi * (a0 - mean_pos) / (p * k),
                      (1.0 - pi) * (b1 - mean_neg) / (n * k), (1.0 - pi) * (b0 - mean_neg) / (n * k))
-            estimate = scale * (pi * mean_pos + (1.0 - pi) * mean_neg) / k
-    return Linearisation(*(scale * c for c in cells), thresholds, column, estimate)
+    return Linearisation(*(scale * c for c in cells), thresholds, column)
 
 
 def unit_factor(count) -> np.ndarray:

@@ -46,6 +46,7 @@ from .ingest.levels import MissingKeyWarning
 from .report import PublicationTable, comparison_table, publication_table
 from .results import AucprResult, AurocResult, CalibrationResult
 from .results_net_benefit import NetBenefitResult
+from .pooling import ImputedResult, MetaResult
 
 __version__ = "0.1.0"
 
@@ -77,6 +78,7 @@ _ON_FIRST_USE = {
     "sample_size": (".planning", "sample_size"),
     "power": (".planning", "power"),
     "PlanResult": (".planning", "PlanResult"),
+    "ImputedCutoffs": (".pooling.imputed_cutoffs", "ImputedCutoffs"),
 }
 
 
@@ -137,6 +139,9 @@ __all__ = [
     "ComparisonResult",
     "HeterogeneityResult",
     "CutoffResult",
+    "ImputedResult",
+    "ImputedCutoffs",
+    "MetaResult",
     "PlanResult",
     "PublicationTable",
     "Formula",

@@ -17,6 +17,7 @@ from .exceptions import DegenerateGroupWarning, InputError
 from .front_door import front_door
 from .ingest import read
 from .request import Request
+from .pooling.imputed import pooled_over_imputations
 from .results import AucprResult, AurocResult, EstimateResult
 
 __all__ = ["aucpr", "auroc", "estimate"]
@@ -28,7 +29,7 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
               positive: Any, missing: Any, fold: Any = None, ties: Any = DEFAULT_TIES,
               partial: dict | None = None, negative: Any = None, direction: Any = "higher",
               unused_levels: Any = "keep", prevalence: Any = None, weights: Any = None,
-              cluster: Any = None) -> EstimateResult:
+              cluster: Any = None, imputation: Any = None) -> EstimateResult:
     """Check, ingest, run the estimators over every group at once, and assemble the result.
 
     Written once for every metric: groups without both classes get NaN, a
@@ -41,7 +42,7 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
         prevalence = _overall_prevalence(prevalence, weights, lambda: _estimate(
             metric, estimator, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
             fold=fold, ties=ties, partial=partial, negative=negative, direction=direction,
-            unused_levels=unused_levels, weights=None, cluster=cluster))
+            unused_levels=unused_levels, weights=None, cluster=cluster, imputation=imputation))
     if prevalence is not None:
         prevalence = _validate.probability_iv(prevalence, "prevalence")
     window = partial_iv(metric, **(partial or {}))  # a partial area: its record carries the window
@@ -51,8 +52,8 @@ def _estimate(metric: str, estimator: Any, data_or_formula: Any, data: Any, outc
     request = front_door(metric, data_or_formula, data, outcome, score, by, positive=positive, missing=missing,
                          fold=fold, negative=negative, direction=direction, unused_levels=unused_levels,
                          weights=weights, cluster=cluster, prevalence=prevalence, metric=metric, records=chosen,
-                         ties=ties)
-    return estimate(request, stacklevel=4)
+                         ties=ties, imputation=imputation)
+    return pooled_over_imputations(estimate(request, stacklevel=4))
 
 
 def _overall_prevalence(spelling: str, weights: Any, unstated: Any) -> float:
@@ -149,6 +150,7 @@ def aucpr(
     prevalence: float | None = None,
     weights: str | None = None,
     cluster: str | None = None,
+    imputation: str | None = None,
 ) -> AucprResult:
     """Area under the precision-recall curve, per group.
 
@@ -245,6 +247,13 @@ def aucpr(
         subgroups of different prevalence are compared at one base rate (the
         data are read twice; not with ``weights=``).
 
+    imputation : str, optional
+        A column numbering multiply imputed data sets stacked in long format
+        (mice's ``.imp``; drop its ``0``, the incomplete original data): each
+        statistic is estimated on every imputed data set and pooled by Rubin's
+        rules (on the logit scale for areas), giving an
+        :class:`~aucpr_stats.pooling.ImputedResult` (``docs/pooling.md``).
+
     Returns
     -------
     AucprResult
@@ -289,7 +298,7 @@ def aucpr(
                      missing=missing, fold=fold, ties=ties,
                      partial={"recall": recall, "standardized": standardized},
                      negative=negative, direction=direction, unused_levels=unused_levels, prevalence=prevalence,
-                     weights=weights, cluster=cluster)
+                     weights=weights, cluster=cluster, imputation=imputation)
 
 
 def auroc(
@@ -311,6 +320,7 @@ def auroc(
     unused_levels: str = "keep",
     weights: str | None = None,
     cluster: str | None = None,
+    imputation: str | None = None,
 ) -> AurocResult:
     """Area under the ROC curve (A', ties counted one half), per group.
 
@@ -387,6 +397,13 @@ def auroc(
         key columns give every combination (as pandas'
         ``groupby(observed=False)``). ``"drop"``: only groups with rows left.
 
+    imputation : str, optional
+        A column numbering multiply imputed data sets stacked in long format
+        (mice's ``.imp``; drop its ``0``, the incomplete original data): each
+        statistic is estimated on every imputed data set and pooled by Rubin's
+        rules (on the logit scale for areas), giving an
+        :class:`~aucpr_stats.pooling.ImputedResult` (``docs/pooling.md``).
+
     Returns
     -------
     AurocResult
@@ -432,4 +449,4 @@ def auroc(
                      missing=missing,
                      partial={"specificity": specificity, "sensitivity": sensitivity, "standardized": standardized},
                      negative=negative, direction=direction, unused_levels=unused_levels, weights=weights,
-                     cluster=cluster)
+                     cluster=cluster, imputation=imputation)

@@ -14,6 +14,7 @@ from .estimators.engine import evaluate
 from .estimators.registry import CALIBRATION_STATISTICS, calibration_records
 from .exceptions import ExtremePredictionWarning, InputError
 from .front_door import front_door
+from .pooling.imputed import pooled_over_imputations
 from .ingest import read
 from .ingest.checks import check_probabilities
 from .results import CalibrationResult
@@ -40,6 +41,7 @@ def calibration(
     prevalence: float | None = None,
     weights: str | None = None,
     cluster: str | None = None,
+    imputation: str | None = None,
     knots: int = DEFAULT_KNOTS,
 ) -> CalibrationResult:
     """Calibration of predicted probabilities per group: O/E, calibration-in-the-large, slope, Brier, ICI, z.
@@ -75,6 +77,13 @@ def calibration(
     knots : int
         Knots of the flexible calibration curve (3 to 7; Harrell's
         quantiles of the logit of the predictions).
+
+    imputation : str, optional
+        A column numbering multiply imputed data sets stacked in long format
+        (mice's ``.imp``; drop its ``0``, the incomplete original data): each
+        statistic is estimated on every imputed data set and pooled by Rubin's
+        rules (on the logit scale for areas), giving an
+        :class:`~aucpr_stats.pooling.ImputedResult` (``docs/pooling.md``).
 
     Returns
     -------
@@ -124,7 +133,8 @@ def calibration(
     chosen = calibration_records(names, prevalence, int(knots), weighted=weights is not None)
     request = front_door("calibration", data_or_formula, data, outcome, score, by, positive=positive,
                          missing=missing, negative=negative, unused_levels=unused_levels, weights=weights,
-                         cluster=cluster, prevalence=prevalence, metric="calibration", records=chosen)
+                         cluster=cluster, prevalence=prevalence, metric="calibration", records=chosen,
+                         imputation=imputation)
     ingested = read(request, stacklevel=2)
     ties = ingested.ties
     check_probabilities(ties, ingested, "calibration")
@@ -141,5 +151,5 @@ def calibration(
                       "O/E, Brier and Spiegelhalter's z and are left out of the logit-scale fits (CITL, slope, "
                       "intercept, the calibration curve); see the `note` column", ExtremePredictionWarning,
                       stacklevel=2)
-    return result
+    return pooled_over_imputations(result)
 

@@ -11,6 +11,7 @@ from .estimators.engine import evaluate
 from .estimators.net_benefit import DEFAULT_THRESHOLDS, NET_BENEFIT_STATISTICS, POLICIES, thresholds_iv
 from .estimators.registry import net_benefit_records
 from .front_door import front_door
+from .pooling.imputed import pooled_over_imputations
 from .ingest import read
 from .ingest.checks import check_probabilities
 from .results_net_benefit import NetBenefitResult
@@ -37,6 +38,7 @@ def net_benefit(
     prevalence: float | None = None,
     weights: str | None = None,
     cluster: str | None = None,
+    imputation: str | None = None,
 ) -> NetBenefitResult:
     """Net benefit of predicted risks at risk thresholds, per group: decision curve analysis.
 
@@ -74,6 +76,13 @@ def net_benefit(
         A column of case weights: weighted counts, sandwich variances.
     cluster : str, optional
         A column of cluster ids: cluster-robust variances, the cluster bootstrap.
+
+    imputation : str, optional
+        A column numbering multiply imputed data sets stacked in long format
+        (mice's ``.imp``; drop its ``0``, the incomplete original data): each
+        statistic is estimated on every imputed data set and pooled by Rubin's
+        rules (on the logit scale for areas), giving an
+        :class:`~aucpr_stats.pooling.ImputedResult` (``docs/pooling.md``).
 
     Returns
     -------
@@ -122,7 +131,8 @@ def net_benefit(
     chosen = net_benefit_records(names, chosen_thresholds, policy, prevalence, harm)
     request = front_door("net_benefit", data_or_formula, data, outcome, score, by, positive=positive,
                          missing=missing, negative=negative, unused_levels=unused_levels, weights=weights,
-                         cluster=cluster, prevalence=prevalence, metric="net_benefit", records=chosen)
+                         cluster=cluster, prevalence=prevalence, metric="net_benefit", records=chosen,
+                         imputation=imputation)
     ingested = read(request, stacklevel=2)
     ties = ingested.ties
     check_probabilities(ties, ingested, "net benefit")
@@ -133,4 +143,4 @@ def net_benefit(
         clusters=ingested.clusters, weighted_cells=ingested.weighted_cells, weight_sums=ingested.weight_sums,
         policy=policy, harm=harm)
     warn_undefined(result, stacklevel=1)
-    return result
+    return pooled_over_imputations(result)

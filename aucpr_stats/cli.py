@@ -151,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     design.add_argument("--cluster", metavar="COLUMN",
                         help="cluster id (e.g. the patient of each lesion or visit): intervals resample whole "
                              "clusters (aucpr) or use Obuchowski's cluster-robust variance (auroc)")
+    design.add_argument("--imputation", metavar="COLUMN",
+                        help="a column numbering multiply imputed data sets stacked in long format (mice's .imp; "
+                             "drop its 0, the original data): every area is pooled over them by Rubin's rules "
+                             "on the logit scale (docs/pooling.md)")
     design.add_argument("--prevalence", type=float, metavar="P",
                         help="aucpr at a stated population prevalence P (case-control samples): the negatives "
                              "are reweighted; intervals by the bootstrap")
@@ -206,6 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--digits", type=int, default=2, help="decimals shown in the table (default 2)")
     out.add_argument("--overall", action="store_true",
                      help="add a first row for the whole data set above the groups of --by")
+    out.add_argument("--meta", action="store_true",
+                     help="the --by groups are sites: add the random-effects pooled row (REML, Hartung-Knapp-"
+                          "Sidik-Jonkman) and the 95%% prediction interval for a new site (docs/pooling.md)")
     out.add_argument("--heterogeneity", action="store_true",
                      help="add a footnote with the p-value for heterogeneity across the groups of each --by "
                           "column (Cochran's Q: a Wald test that the area is the same in every group, with the "
@@ -302,7 +309,8 @@ def _run(args: argparse.Namespace) -> Any:
             raise InputError(f"--metric {metric} is not available in this version")
         kwargs: dict[str, Any] = {"positive": positive, "missing": args.missing, "negative": args.negative,
                                   "direction": args.direction, "unused_levels": args.unused_levels,
-                                  "weights": args.weights, "cluster": args.cluster, **partial[metric]}
+                                  "weights": args.weights, "cluster": args.cluster, "imputation": args.imputation,
+                                  **partial[metric]}
         if metric == "aucpr":
             kwargs["estimator"] = estimator
             kwargs["ties"] = args.ties
@@ -311,10 +319,15 @@ def _run(args: argparse.Namespace) -> Any:
             results.append(fn(frame, outcome, score, grouping, **kwargs))
         if args.overall:
             overall.append(fn(frame, outcome, score, None, **kwargs))
+    if args.meta:  # the groups are sites: a random-effects meta-analysis, its pooled rows in the table
+        if len(results) != 1 or not by or overall or args.heterogeneity or args.raw:
+            raise InputError("--meta pools the groups of one --by column (the sites) for one --metric, "
+                             "without --overall, --heterogeneity (its footnote has Q and I²) or --raw")
+        results = [results[0].meta()]
     method = _interval_method(args)
     if method == "default" and (args.weights or args.cluster or args.prevalence is not None):
         # the default of each metric for the design (e.g. the cluster bootstrap), named so --seed reaches it
-        method = {r.metric: default_method(r) for r in results}
+        method = {r.metric: default_method(getattr(r, "result", r)) for r in results}
     # the seed goes only to the resampling methods (the closed forms take no options)
     methods = ([] if method is None else [method] if isinstance(method, str)
                else list(dict.fromkeys(method.values())) if isinstance(method, dict) else list(method))

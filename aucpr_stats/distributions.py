@@ -32,6 +32,7 @@ __all__ = [
     "chi2_sf",
     "f_sf",
     "t_quantile",
+    "t_sf",
     "poisson_cdf",
 ]
 
@@ -118,6 +119,13 @@ def t_quantile(p, df):
     from scipy.special import stdtrit  # a lazy load: scipy.special costs about 0.1 s of import time
 
     return stdtrit(df, p)
+
+
+def t_sf(x, df):
+    """Upper tail of Student's t distribution with ``df`` degrees of freedom (``df`` may be fractional)."""
+    from scipy.special import stdtr  # a lazy load: scipy.special costs about 0.1 s of import time
+
+    return stdtr(df, -np.asarray(x, dtype=np.float64))
 
 
 def poisson_cdf(k, mu):

@@ -33,7 +33,8 @@ __all__ = ["front_door", "open_data"]
 def front_door(function: str, data_or_formula: Any, data: Any, outcome: Any, score: Any, by: Any, *,
                positive: Any = None, missing: Any = "error", negative: Any = None, direction: Any = "higher",
                unused_levels: Any = "keep", weights: Any = None, cluster: Any = None, fold: Any = None,
-               between: Any = None, paired: bool = False, rows_as_clusters: bool = False, counts: Any = None,
+               imputation: Any = None, between: Any = None, paired: bool = False, rows_as_clusters: bool = False,
+               counts: Any = None,
                prevalence: float | None = None, metric: str | None = None, records: Sequence[Estimator] = (),
                ties: str = DEFAULT_TIES, grid: int | None = None,
                tuning: Tuning = DEFAULT_TUNING) -> Request:
@@ -47,6 +48,10 @@ def front_door(function: str, data_or_formula: Any, data: Any, outcome: Any, sco
         As the entry point received them (see :func:`aucpr_stats.formula.resolve`).
     positive, missing, negative, direction, unused_levels, weights, cluster, fold, between
         The data arguments every verb shares (see :func:`aucpr_stats.aucpr`).
+    imputation : str, optional
+        A column numbering multiply imputed data sets (mice's long format,
+        ``.imp``): it becomes the last grouping column, and the verb pools
+        over it (:mod:`aucpr_stats.pooling.imputed`).
     paired : bool
         Several scores compared on their complete rows.
     rows_as_clusters : bool
@@ -73,6 +78,11 @@ def front_door(function: str, data_or_formula: Any, data: Any, outcome: Any, sco
         fold = _validate.extra_column_iv(source.columns, fold, "fold", spec)
     if between is not None:
         between = _validate.extra_column_iv(source.columns, between, "between", spec)
+    if imputation is not None:  # one more key: every statistic per imputed data set, pooled by the verb
+        imputation = _validate.extra_column_iv(source.columns, imputation, "imputation", spec)
+        if imputation in (fold, between):
+            raise InputError(f"`imputation` column {imputation!r} has another role in this call")
+        spec = attrs.evolve(spec, by=(*spec.by, imputation))
     if weights is not None:
         spec = attrs.evolve(spec, weights=_validate.extra_column_iv(source.columns, weights, "weights", spec))
     if cluster is not None:
@@ -89,8 +99,10 @@ def front_door(function: str, data_or_formula: Any, data: Any, outcome: Any, sco
                          f"frame); this input is read by {source.engine.name}")
     if counts is not None:
         counts = _validate.extra_column_iv(source.columns, counts, "counts", spec)
+    if imputation is not None and imputation in (spec.weights, cluster, counts):
+        raise InputError(f"`imputation` column {imputation!r} has another role in this call")
     design = Design(weights=spec.weights, cluster=cluster, fold=fold, prevalence=prevalence,
-                    rows_as_clusters=rows_as_clusters, counts=counts)
+                    rows_as_clusters=rows_as_clusters, counts=counts, imputation=imputation)
     check_key_names(spec.by, design.unit if not rows_as_clusters else None, (between,) if between else ())
     records = tuple(records)
     return Request(function=function, source=source, columns=spec, between=between, design=design, paired=paired,

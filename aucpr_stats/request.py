@@ -46,6 +46,9 @@ class Design:
     counts : str or None
         A column of integer case counts (aggregated data: each row stands for
         that many cases); read by an engine's partial sums (:func:`aucpr_stats.sql_sums`).
+    imputation : str or None
+        A column numbering multiply imputed data sets: the last key column of
+        the per-imputation result, pooled over by Rubin's rules.
     """
 
     weights: str | None = None
@@ -54,6 +57,7 @@ class Design:
     prevalence: float | None = None
     rows_as_clusters: bool = False
     counts: str | None = None
+    imputation: str | None = None
 
     @property
     def kind(self) -> str:

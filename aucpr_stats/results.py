@@ -15,6 +15,7 @@ import polars as pl
 
 from . import _frames
 from .compare.heterogeneity import heterogeneity
+from .pooling.meta import meta
 from .exceptions import InputError
 from .grouped import GroupedResult
 from . import _validate
@@ -334,6 +335,27 @@ class EstimateResult(GroupedResult):
             ``.groups_frame()`` (the groups used and left out, with why).
         """
         return heterogeneity(self, method, scale=scale, across=across, **options)
+
+    def meta(self, method: str = "REML", *, ci: str = "hksj", prediction_interval: bool = True, level: float = 0.95,
+             variance: str | None = None, scale: str | None = None, across: Any = None, **options: Any):
+        """Random-effects meta-analysis across the sites (the groups): pooled value, tau², I², prediction interval.
+
+        ``method``: ``"REML"`` (default), ``"DL"`` or ``"PM"`` for tau²;
+        ``ci``: ``"hksj"`` (Hartung-Knapp-Sidik-Jonkman, default), ``"hksj_adhoc"``
+        or ``"wald"``; ``variance``: where each site's variance comes from (as
+        ``heterogeneity``'s ``method``); ``scale``: the pooling scale (logit for
+        areas by default). See :func:`aucpr_stats.pooling.meta.meta` and
+        ``docs/pooling.md``.
+
+        Returns
+        -------
+        MetaResult
+            ``.to_frame()`` (one row per analysis), ``.sites_frame()``,
+            ``.leave_one_out()``, ``.plot()`` (forest plot with the pooled
+            diamond and the prediction interval).
+        """
+        return meta(self, method, ci=ci, prediction_interval=prediction_interval, level=level, variance=variance,
+                    scale=scale, across=across, **options)
 
 
 @attrs.frozen(eq=False, repr=False)

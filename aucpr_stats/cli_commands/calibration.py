@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="population prevalence of a case-control sample (intercepts shifted, controls "
                              "reweighted)")
     parser.add_argument("--weights", metavar="COLUMN", help="case weights (weighted likelihood, sandwich SEs)")
+    parser.add_argument("--imputation", metavar="COLUMN",
+                        help="a column numbering imputed data sets stacked in long format (mice's .imp): "
+                             "pooled by Rubin's rules (docs/pooling.md)")
     parser.add_argument("--cluster", metavar="COLUMN",
                         help="cluster id (several rows per patient, sites): cluster-robust intervals")
     parser.add_argument("--raw", action="store_true",
@@ -74,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         outcome, score, by = columns_from_args(args)
         result = calibration(frame, outcome, score, by, statistic=args.statistic or "all",
                              positive=positive_value(args.positive, frame, outcome), missing=args.missing,
-                             prevalence=args.prevalence, weights=args.weights, cluster=args.cluster,
+                             prevalence=args.prevalence, weights=args.weights, cluster=args.cluster, imputation=args.imputation,
                              knots=args.knots)
         options = {}
         if args.method == "bootstrap" or (args.method is None and args.prevalence is not None):

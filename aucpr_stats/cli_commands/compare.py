@@ -51,6 +51,8 @@ def run_compare(args: argparse.Namespace, frame: pl.LazyFrame, outcome: str, sco
             options["cluster"] = args.cluster
         if args.weights:
             options["weights"] = args.weights
+        if args.imputation:
+            options["imputation"] = args.imputation
         if args.prevalence is not None and metric == "aucpr":
             options["prevalence"] = args.prevalence
         if chosen:

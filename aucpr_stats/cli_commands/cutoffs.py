@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="PPV and NPV at this prevalence (Bayes' theorem) instead of the observed one")
     parser.add_argument("--weights", metavar="COLUMN",
                         help="case weights: weighted counts, intervals on effective numbers of cases")
+    parser.add_argument("--imputation", metavar="COLUMN",
+                        help="a column numbering imputed data sets stacked in long format (mice's .imp): "
+                             "pooled by Rubin's rules (docs/pooling.md)")
     parser.add_argument("--cluster", metavar="COLUMN",
                         help="cluster id (several rows per patient): intervals from the clusters' variance")
     parser.add_argument("--raw", action="store_true",
@@ -90,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                          method=args.method, prevalence=args.prevalence,
                          positive=positive_value(args.positive, frame, outcome), negative=negative,
                          missing=args.missing, unused_levels=args.unused_levels, direction=args.direction,
-                         weights=args.weights, cluster=args.cluster)
+                         weights=args.weights, cluster=args.cluster, imputation=args.imputation)
         if args.raw:
             long = result.conf_int_polars()
             return csv_text(long) if fmt == "csv" else text_table(long, digits=max(args.digits, 4))

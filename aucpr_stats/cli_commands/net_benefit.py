@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--prevalence", type=float, default=None, metavar="P",
                         help="population prevalence of a case-control sample")
     parser.add_argument("--weights", metavar="COLUMN", help="case weights")
+    parser.add_argument("--imputation", metavar="COLUMN",
+                        help="a column numbering imputed data sets stacked in long format (mice's .imp): "
+                             "pooled by Rubin's rules (docs/pooling.md)")
     parser.add_argument("--cluster", metavar="COLUMN", help="cluster id: cluster-robust intervals")
     parser.add_argument("--plot", metavar="FILE", help="also draw the decision curves to FILE (.png, .pdf, .svg)")
     parser.add_argument("--raw", action="store_true",
@@ -92,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         result = net_benefit(frame, outcome, score, by, **({} if thresholds is None else {"thresholds": thresholds}),
                              statistic=statistic, policy=args.policy, harm=args.harm,
                              positive=positive_value(args.positive, frame, outcome), missing=args.missing,
-                             prevalence=args.prevalence, weights=args.weights, cluster=args.cluster)
+                             prevalence=args.prevalence, weights=args.weights, cluster=args.cluster, imputation=args.imputation)
         options = {}
         if args.method == "bootstrap":
             options = {"rng": args.seed} | ({} if args.n_boot is None else {"n_boot": args.n_boot})

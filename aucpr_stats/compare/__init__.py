@@ -32,6 +32,7 @@ from .net_benefit import compare_net_benefit
 from .clustered import compare_paired_clustered
 from .paired import compare_paired, delong_paired, score_pairs
 from .heterogeneity import HeterogeneityResult, heterogeneity
+from .imputed import pool_comparisons
 from .interaction import LevelTables, PairedRows, interaction
 from .methods import COMPARISON_METHODS, ComparisonMethod
 from .result import ComparisonResult
@@ -112,6 +113,7 @@ def compare(
     policy: str = "opt-in",
     harm: float = 0.0,
     band: Any = None,
+    imputation: str | None = None,
 ) -> ComparisonResult:
     """Compare the AUCPR or AUROC of scores, paired on the same rows or between independent groups.
 
@@ -235,6 +237,11 @@ def compare(
         The randomness of the bootstrap (SPEC 7): each group draws from its
         own stream, derived from ``rng`` and its key; the same ``rng`` gives
         the same result.
+    imputation : str, optional
+        A column numbering multiply imputed data sets (mice's ``.imp``): each
+        difference is computed on every imputed data set and pooled by
+        Rubin's rules (:mod:`aucpr_stats.compare.imputed`); the frame gains
+        ``df``, ``riv``, ``fmi``, ``m`` and the test is a t test.
 
     Returns
     -------
@@ -283,6 +290,8 @@ def compare(
                              f"score={score!r} and scores={scores!r}")
         score = scores
     scores = score
+    if imputation is not None and metric not in METRICS:
+        raise InputError(f"`imputation=` pools comparisons of AUROC or AUCPR; metric={metric!r} does not take it yet")
     if metric == "calibration":  # a paired Wald comparison of the statistics (compare/calibration.py)
         given = {name: value for name, value in (("between", between), ("cluster", cluster), ("weights", weights),
                                                  ("prevalence", prevalence), ("specificity", specificity),
@@ -348,7 +357,7 @@ def compare(
                                   negative=negative, direction=direction, unused_levels=unused_levels,
                                   cluster=cluster, weights=weights,
                                   rows_as_clusters=rows_as_clusters, prevalence=prevalence, metric=metric,
-                                  records=estimators, ties=ties_iv(ties), stacklevel=3)
+                                  records=estimators, ties=ties_iv(ties), imputation=imputation, stacklevel=3)
     spec = ingested.spec
     if between is None and len(spec.scores) < 2:
         raise InputError(
@@ -366,8 +375,13 @@ def compare(
     else:
         between = ingested.key_columns[len(spec.by)]
         table, seg_a, seg_b = compare_unpaired(ingested, between, estimators, seed, common, progress)
+    by = spec.by
+    if imputation is not None:  # each imputation's difference and standard error, pooled by Rubin's rules
+        imputation = request.design.imputation
+        table = pool_comparisons(table, imputation, level)
+        by = tuple(c for c in spec.by if c != imputation)
     if adjust is not None:  # one family per group (by keys, unpaired score) and estimator
-        family = [c for c in (*spec.by, "score") if c in table.columns and c != between] + ["estimator"]
+        family = [c for c in (*by, "score") if c in table.columns and c != between] + ["estimator"]
         adjusted = pl.Series("p_adjusted", adjust_p_values(table, list(dict.fromkeys(family)), adjust))
         table = table.insert_column(table.columns.index("p_value") + 1, adjusted)
     design = {k: v for k, v in (("cluster", None if rows_as_clusters else cluster), ("prevalence", prevalence),
@@ -377,11 +391,13 @@ def compare(
                                    .otherwise(pl.col("note") + "; " + UNSEEDED_COMPARISON).alias("note"))
     # a comparison of independent rows keeps its tables, for the jackknife of `.interaction()`
     source = None
-    if ingested.paired is not None and weights is None:
+    if imputation is not None:
+        pass  # the interaction's jackknife reads one data set's rows; a pooled comparison has m
+    elif ingested.paired is not None and weights is None:
         source = PairedRows(ingested.paired, estimators, ingested.keys, spec.by, score_pairs(spec.scores, reference))
     elif between is not None and cluster is None and weights is None:
         source = LevelTables(ingested.ties, estimators, ingested.keys, list(ingested.key_columns), seg_a, seg_b)
-    return ComparisonResult(table=table, frame_kind=ingested.kind, paired=between is None, by=spec.by,
+    return ComparisonResult(table=table, frame_kind=ingested.kind, paired=between is None, by=by,
                             between=between, outcome=spec.outcome, scores=spec.scores, adjust=adjust,
                             design=design, jackknife_source=source, seed=seed, records=estimators,
                             **common)

@@ -46,7 +46,6 @@ meta-analysis. Statistics in Medicine 21, 1539-1558.
 
 from __future__ import annotations
 
-import re
 import warnings
 from typing import Any
 
@@ -55,17 +54,16 @@ import numpy as np
 import polars as pl
 
 from .. import _frames
-from .._validate import choice_iv, names_iv
-from ..distributions import chi2_sf, expit, logit
+from .._validate import names_iv
+from ..distributions import chi2_sf, expit
 from ..exceptions import DegenerateGroupWarning, InputError, SmallSampleWarning
 from ..ingest.notes import describe_keys
-from ..intervals.registry import design_of
-from ..intervals.boundaries import BOUNDARY_NOTE
 from ..report.cells import format_p
 from ..report.text import text_table
 from ..report.display import html_display
-from .jackknife import pooled_test, result_jackknife, weighted_spread, welch_test
+from .jackknife import pooled_test, weighted_spread, welch_test
 from .prevalence import prevalence_note
+from .site_values import DEFAULT_SCALE, HETEROGENEITY_METHODS, none_mask, site_values
 from .statistics import floored_p
 
 __all__ = [
@@ -77,21 +75,6 @@ __all__ = [
     "heterogeneity",
 ]
 
-#: Variance sources of ``result.heterogeneity(method=...)`` per metric (the first is the default): the
-#: interval methods of ``conf_int`` whose standard error is used (chi-square reference), and for AUCPR the
-#: jackknife of :mod:`.jackknife` (an F reference).
-HETEROGENEITY_METHODS = {"auroc": ("delong", "logit", "bootstrap"), "aucpr": ("jackknife", "logit", "bootstrap"),
-                         "calibration": ("wald", "bootstrap"), "net_benefit": ("wald", "bootstrap")}
-
-#: The scale of the test when ``scale`` is not given, per (metric, method).
-DEFAULT_SCALE = {("auroc", "delong"): "natural", ("auroc", "logit"): "logit", ("auroc", "bootstrap"): "natural",
-                 ("aucpr", "jackknife"): "logit", ("aucpr", "logit"): "logit", ("aucpr", "bootstrap"): "logit",
-                 # calibration: CITL, slope and intercept are logistic coefficients (natural scale); the Wald
-                 # standard errors of O/E and Brier are on the statistic's own scale too
-                 ("calibration", "wald"): "natural", ("calibration", "bootstrap"): "natural",
-                 # net benefit: a difference of proportions, unbounded, its Wald variance exact
-                 ("net_benefit", "wald"): "natural", ("net_benefit", "bootstrap"): "natural"}
-
 #: The size of the tests was measured by simulation from this many positives per group up
 #: (``docs/heterogeneity.md``); rows with smaller groups say so in their note.
 MIN_POSITIVES_CHECKED = 50
@@ -101,16 +84,6 @@ MIN_POSITIVES_CHECKED = 50
 #: variances held 2.8-6.4% everywhere there.
 POSITIVES_PER_GROUP_CHI_SQUARE = 10
 
-_SCALES = ("natural", "logit")
-
-#: The reason in the interval driver's note on a boundary row (perfect separation, an estimate of 0 or 1 ...).
-_BOUNDARY = "(?:^|; )" + re.escape(BOUNDARY_NOTE.split("{reason}")[0]) + "(.*?)" + re.escape(
-    BOUNDARY_NOTE.split("{reason}")[1].split("{method}")[0])
-
-
-def none_mask(values: np.ndarray) -> np.ndarray:
-    """Elementwise ``is None`` of an object array, as booleans."""
-    return np.asarray(np.equal(values, None), dtype=bool)
 
 
 # =================================================================== the kernel
@@ -186,7 +159,7 @@ class HeterogeneityResult:
     frame_kind : {"pandas", "polars"}
     what : str
         What is compared (``"of <score>"``, ``"difference"``), for the title.
-    reference : {"chi2", "pooled", "welch"}
+    reference : {"chi2", "pooled", "welch", "D1", "D2"}
         The reference distribution of the p-value.
     """
 
@@ -245,6 +218,10 @@ class HeterogeneityResult:
         source = {"delong": "DeLong", "logit": "logit-interval", "bootstrap": "bootstrap"}.get(self.method, self.method)
         reference = {"welch": "Welch's F with k - 1 and df2 df",
                      "pooled": "F = Q/(k - 1) with k - 1 and df2 df, variances per positive pooled",
+                     "D1": "D1 (pooled Wald test over the imputations, Li, Raghunathan & Rubin 1991), F with k - 1 "
+                           "and df2 df",
+                     "D2": "D2 (pooled chi-square statistics over the imputations, Li, Meng, Raghunathan & Rubin "
+                           "1991), F with k - 1 and df2 df",
                      }.get(self.reference, "Cochran's Q, chi-square with k - 1 df")
         return (f"{test}: {label}{' ' + self.what if self.what else ''} across {', '.join(self.across)}; "
                 f"{reference} on the {self.scale} scale, {source} variances")
@@ -420,69 +397,14 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
         An ungrouped result, an unknown method, scale or ``across`` column.
     """
     metric = result.metric
-    methods = HETEROGENEITY_METHODS[metric]
-    design = design_of(result)
-    # weighted or clustered rows: the jackknife leaves out rows, so its default gives way (docs/designs.md)
-    default = (methods[0] if design == "rows" or metric == "auroc"
-               else {"weights": "logit", "cluster": "bootstrap"}[design])
-    method = default if method is None else choice_iv(method, "method", methods)
-    if method == "jackknife" and design != "rows":
-        raise InputError(f"method='jackknife' leaves out single rows, which `{design}=` does not allow; use "
-                         "method='bootstrap' (or 'logit' with weights)")
-    scale = DEFAULT_SCALE[(metric, method)] if scale is None else choice_iv(scale, "scale", _SCALES)
     across, split = across_iv(across, tuple(result.by))
-    n_groups, n_est = result.estimates.shape
-    group = np.repeat(np.arange(n_groups), n_est)
-    nu = logit_variance = None
-    pooled = False
-    if method == "jackknife":
-        se, logit_variance, units, pooled = result_jackknife(result, options)
-        nu = np.maximum(units[group] - 1.0, 0.0)  # Welch: a group's variance has (positive units - 1) df
-        boundary = np.full(se.size, None, dtype=object)
-    else:
-        if method != "bootstrap" and options:
-            raise InputError(f"options {sorted(options)} apply to method='bootstrap' or 'jackknife' only; "
-                             f"got method={method!r}")
-        with warnings.catch_warnings():  # the intervals' small-sample flags: this test has its own note
-            warnings.simplefilter("ignore", SmallSampleWarning)
-            # clustered AUROC: DeLong's variance made cluster-robust (Obuchowski 1997)
-            frame = result.conf_int_polars(method="obuchowski" if design == "cluster" and method == "delong"
-                                           else method, **options)
-        # the driver's rows are group-major, then estimator (one method)
-        se = frame["se"].to_numpy().astype(np.float64).reshape(n_groups, n_est).ravel()
-        boundary = np.asarray(frame["note"].str.extract(_BOUNDARY, 1).to_list(), dtype=object)
-    estimate = result.estimates.ravel()
-    n_pos = result.n_pos[group]
-    reason = np.full(estimate.size, None, dtype=object)
-    reason[se == 0] = "a standard error of 0"
-    with np.errstate(all="ignore"):
-        if scale == "logit":
-            theta = logit(estimate)
-            variance = (se / (estimate * (1.0 - estimate))) ** 2
-            if logit_variance is not None:
-                # the jackknife of the logit itself; the delta method where a leave-one-out estimate is 0 or 1
-                variance = np.where(np.isfinite(logit_variance), logit_variance, variance)
-            reason[estimate <= 0] = "an estimate of 0: no variance on the logit scale"
-            reason[estimate >= 1] = "an estimate of 1: no variance on the logit scale"
-        else:
-            theta, variance = estimate, se ** 2
-    reason[~np.isfinite(variance) & none_mask(reason)] = "no variance"
-    # where the interval driver fell back on a score interval (perfect separation, an estimate of 0
-    # or 1, ...), the method's standard error is not a usable variance either
-    fell_back = ~none_mask(boundary) & none_mask(reason)
-    reason[fell_back] = [f"{why}: the interval fell back on a score interval, no usable variance"
-                         for why in boundary[fell_back]]
-    reason[n_pos < 2] = "fewer than 2 positives"
-    own = np.asarray(result.notes, dtype=object)[group]
-    reason[~none_mask(own)] = own[~none_mask(own)]  # the group's own note (no positives ...)
-    reason[np.isnan(estimate) & none_mask(reason)] = "no estimate"
-    keys = result.key_frame(group)
-    rows = keys.with_columns(pl.Series("estimator", np.asarray(result.estimators, dtype=object)[
-        np.tile(np.arange(n_est), n_groups)].tolist(), dtype=pl.String), pl.Series("value", estimate))
+    sites = site_values(result, method, scale, options)
+    method, scale = sites.method, sites.scale
     info = {"kind": "heterogeneity", "method": method, "scale": scale,
-            "labels": describe_keys(result.keys, across, group.tolist())}
-    table, groups = assemble_test(info, rows, [*split, "estimator"], theta, variance, reason, n_pos,
-                              expit if scale == "logit" else (lambda x: x), nu=nu, pooled=pooled)
+            "labels": describe_keys(result.keys, across, sites.group.tolist())}
+    table, groups = assemble_test(info, sites.rows, [*split, "estimator"], sites.theta, sites.variance,
+                                  sites.reason, sites.n_pos, expit if scale == "logit" else (lambda x: x),
+                                  nu=sites.nu, pooled=sites.pooled)
     if metric == "aucpr" and getattr(result, "stated_prevalence", None) is None:
         note = prevalence_note(result.n_pos, result.n_neg)
         if note is not None:  # AUCPR moves with prevalence: the test mixes both differences
@@ -491,5 +413,5 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
     what = "" if not isinstance(result.score, str) else f"of {result.score}"
     return HeterogeneityResult(table=table, groups=groups, kind="heterogeneity", metric=metric, method=method,
                                scale=scale, across=tuple(across), frame_kind=result.frame_kind, what=what,
-                               reference=("pooled" if pooled else "welch") if method == "jackknife" else "chi2")
+                               reference=("pooled" if sites.pooled else "welch") if method == "jackknife" else "chi2")
 

@@ -21,11 +21,12 @@ from ..distributions import chi2_sf
 __all__ = ["prevalence_note"]
 
 
-def prevalence_note(n_pos: np.ndarray, n_neg: np.ndarray, alpha: float = 0.05) -> str | None:
+def prevalence_note(n_pos: np.ndarray, n_neg: np.ndarray, alpha: float = 0.05, subject: str = "this test") -> str | None:
     """The note of an AUCPR heterogeneity test across groups whose prevalences differ, else None.
 
     The prevalences "differ" when Pearson's chi-square test of equal
     proportions over the groups holding both classes rejects at ``alpha``.
+    ``subject`` is what mixes the two (``"this test"``, ``"the pooled value"``).
 
     Examples
     --------
@@ -47,6 +48,6 @@ def prevalence_note(n_pos: np.ndarray, n_neg: np.ndarray, alpha: float = 0.05) -
         return None
     rates = pos / rows
     return (f"the groups' prevalences differ ({rates.min():.1%} to {rates.max():.1%}, chi-square p = {p:.2g}): "
-            "AUCPR moves with prevalence, so this test mixes differences in prevalence with differences in "
-            "discrimination; to test at one prevalence, estimate with aucpr(..., prevalence=p) or "
+            f"AUCPR moves with prevalence, so {subject} mixes differences in prevalence with differences in "
+            "discrimination; to compare at one prevalence, estimate with aucpr(..., prevalence=p) or "
             "prevalence='overall'")

@@ -53,6 +53,14 @@ def _net_benefit_name(estimator: str) -> str:
 
 def _frame(result: Any, method: Any, level: float, options: Mapping[str, Any]) -> pl.DataFrame:
     """Estimates (and bounds) of one result with its counts, one row per (group, score, estimator, method)."""
+    if _is_meta(result):  # the sites with the intervals the meta-analysis read (its variances, pooling scale)
+        point = record_names(result.result.to_polars())
+        keys = list(result.by)
+        at = pl.col("stated_prevalence") if "stated_prevalence" in point.columns else pl.col("prevalence")
+        counts = point.select(*keys, "estimator", "n_pos", "n_neg", at.alias("prevalence"))
+        sites = record_names(result.sites.select(*keys, "estimator", "estimate", "lower", "upper")).with_columns(
+            method=pl.lit(result.variance_method))
+        return sites.join(counts, on=[*keys, "estimator"], how="left", nulls_equal=True, maintain_order="left")
     m = method.get(result.metric) if isinstance(method, Mapping) else method
     point = record_names(result.to_polars())
     if m is None:
@@ -67,6 +75,34 @@ def _frame(result: Any, method: Any, level: float, options: Mapping[str, Any]) -
     counts = point.select(*keys, "estimator", "n_pos", "n_neg", at.alias("prevalence"))
     frame = frame.drop([c for c in ("n_pos", "n_neg", "prevalence") if c in frame.columns])
     return frame.join(counts, on=[*keys, "estimator"], how="left", nulls_equal=True, maintain_order="left")
+
+
+def _is_meta(result: Any) -> bool:
+    """A meta-analysis (``result.meta()``): its sites are drawn, then the pooled rows."""
+    return hasattr(result, "sites_frame") and hasattr(result, "leave_one_out")
+
+
+def _pooled_rows(r: Any, block: tuple, several_scores: bool, per_metric: dict, labels: Mapping[str, str],
+                 rows: list, values: dict) -> None:
+    """The pooled diamond of each analysis of a meta result, and its prediction-interval row."""
+    name = labels.get("random_effects", f"Random effects ({r.method}, {r.ci.upper().replace('_ADHOC', ' ad hoc')})")
+    for row in record_names(r.table).iter_rows(named=True):
+        panel = _panel_of(r.metric, row["estimator"])
+        names = per_metric[panel]
+        parts = [str(labels.get(str(row[k]), row[k])) for k in r.split if k != SCORE_KEY]
+        if several_scores:
+            parts.append(str(labels.get(str(row[SCORE_KEY]), row[SCORE_KEY])))
+        if len(names["estimator"]) > 1:
+            parts.append(labels.get(str(row["estimator"]), pretty_name(str(row["estimator"]))))
+        key = ("pooled", block, tuple(row[k] for k in r.split), row["estimator"])
+        rows.append({"id": key, "text": name + (f" \u00b7 {', '.join(parts)}" if parts else ""),
+                     "kind": "pooled", "n_pos": None, "n_neg": None})
+        values.setdefault(panel, {})[key] = (row["estimate"], row["lower"], row["upper"], None)
+        if r.prediction_interval:
+            pi_key = ("prediction", *key[1:])
+            rows.append({"id": pi_key, "text": labels.get("prediction_interval", "Prediction interval"),
+                         "kind": "prediction", "n_pos": None, "n_neg": None})
+            values[panel][pi_key] = (None, row["pi_lower"], row["pi_upper"], None)
 
 
 def _layout(results: Sequence[Any], method: Any, level: float, labels: Mapping[str, str],
@@ -118,6 +154,8 @@ def _layout(results: Sequence[Any], method: Any, level: float, labels: Mapping[s
                                  "kind": kind, "n_pos": row["n_pos"], "n_neg": row["n_neg"]})
                 values.setdefault(panel, {})[key] = (row["estimate"], row.get("lower"), row.get("upper"),
                                                      row["prevalence"])
+            if _is_meta(r):
+                _pooled_rows(r, block, several_scores, per_metric, labels, rows, values)
     return rows, values, per_metric
 
 
@@ -246,12 +284,12 @@ def forest_plot(
                        va="bottom", ha="right", fontsize=9, fontweight="bold")
     first.set_ylim(-0.7, n - 0.3)
     for tick, row in zip(first.get_yticklabels(), rows):
-        if row["kind"] in ("header", "overall"):
+        if row["kind"] in ("header", "overall", "pooled"):
             tick.set_fontweight("bold")
     for axis in axes[1:]:
         axis.tick_params(axis="y", left=False, labelleft=False)
     if title and len(axes) == 1:
-        first.set_title(title)
+        first.set_title(title, pad=20 if values else 6)
     elif title:
         first.figure.suptitle(title)
     return axes[0] if len(axes) == 1 else tuple(axes)
@@ -265,13 +303,23 @@ def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray,
         return np.array([_float(numbers.get(row["id"], (None,) * 4)[i]) for row in rows])
 
     est, lo, hi, prev = column(0), column(1), column(2), column(3)
-    diamond = np.array([row["kind"] == "overall" for row in rows])
-    has_ci = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(est)
+    kinds = np.array([row["kind"] for row in rows])
+    diamond = kinds == "overall"
+    pooled, predicted = kinds == "pooled", kinds == "prediction"
+    for i in np.flatnonzero(pooled & np.isfinite(est) & np.isfinite(lo) & np.isfinite(hi)):
+        # the pooled value: a diamond spanning its interval (Lewis & Clarke 2001)
+        ax.fill([lo[i], est[i], hi[i], est[i]], [y[i], y[i] + 0.32, y[i], y[i] - 0.32], color="C0", zorder=3,
+                label="pooled (random effects)" if i == np.flatnonzero(pooled)[0] else None)
+    shown = predicted & np.isfinite(lo) & np.isfinite(hi)
+    if shown.any():  # the prediction interval: where the value at a new site is expected
+        ax.hlines(y[shown], lo[shown], hi[shown], color="C1", linewidth=4, zorder=2,
+                  label=f"{level_text(level)} prediction interval")
+    has_ci = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(est) & ~pooled
     if has_ci.any():
         ax.hlines(y[has_ci], lo[has_ci], hi[has_ci], color="0.2", linewidth=1.6, zorder=2)
         ax.plot(np.c_[lo[has_ci], hi[has_ci]].T, np.c_[y[has_ci], y[has_ci]].T, "|", color="0.2",
                 markersize=7, zorder=2)
-    square = np.isfinite(est) & ~diamond
+    square = np.isfinite(est) & ~diamond & ~pooled
     ax.plot(est[square], y[square], "s", color="C0", markersize=7, zorder=3,
             label="estimate" + (f" ({level_text(level)} CI)" if has_ci.any() else ""))
     if (np.isfinite(est) & diamond).any():
@@ -295,7 +343,8 @@ def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray,
         if row["kind"] == "header":
             ax.axhspan(yi - 0.5, yi + 0.5, color="0.95", zorder=0)
 
-    finite = np.concatenate([est[np.isfinite(est)], lo[has_ci], hi[has_ci]])
+    drawn = has_ci | shown | pooled
+    finite = np.concatenate([est[np.isfinite(est)], lo[drawn & np.isfinite(lo)], hi[drawn & np.isfinite(hi)]])
     left = min(0.0, float(finite.min())) if finite.size else 0.0
     right = max(1.0, float(finite.max())) if finite.size else 1.0
     pad = 0.025 * (right - left)  # room for markers and end caps at the limits
@@ -320,7 +369,11 @@ def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray,
         for yi, row, e, a, b in zip(y, rows, est, lo, hi):
             if row["kind"] == "header":
                 continue
-            text = format_cell(e, a, b, digits=digits, interval=bool(np.isfinite(a) and np.isfinite(b)))
+            if row["kind"] == "prediction":
+                text = "(" + format_cell(a, digits=digits, interval=False) + "\u2013" + format_cell(
+                    b, digits=digits, interval=False) + ")"
+            else:
+                text = format_cell(e, a, b, digits=digits, interval=bool(np.isfinite(a) and np.isfinite(b)))
             ax.annotate(text, xy=(1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
                         textcoords="offset points", va="center", ha="left", fontsize=9)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.6 / max(1.0, 0.36 * len(rows) + 0.6)), ncols=2,

@@ -97,6 +97,12 @@ def format_cell(estimate: Any, lower: Any = None, upper: Any = None, *, digits: 
     ``" to "``: ``"-0.17 (-0.22 to -0.13)"``.
     """
     est = format_number(estimate, digits, na)
+    if est == na and interval and estimate is None and lower is not None and upper is not None:
+        # an interval without a point (a prediction interval): "(0.63–0.83)"
+        lo, hi = format_number(lower, digits, na), format_number(upper, digits, na)
+        if sep == "\u2013" and (lo.startswith("-") or hi.startswith("-")):
+            sep = " to "
+        return est if na in (lo, hi) else f"({lo}{sep}{hi})"
     if not interval or est == na:
         return est
     lo, hi = format_number(lower, digits, na), format_number(upper, digits, na)

@@ -119,6 +119,10 @@ def comparison_table(
     stated = (f"; areas at a stated prevalence of {design['prevalence']:g}"
               if design.get("prevalence") is not None else "")
     stated += f"; rows weighted by {design['weights']}" if design.get("weights") is not None else ""
+    if "fmi" in result.frame.columns:  # pooled over imputed data sets (compare(..., imputation=))
+        m = int(result.frame["m"].max() or 0)
+        stated += (f"; each imputed data set's difference and standard error pooled over {m} imputations by "
+                   "Rubin's rules, the p-value from t with Barnard-Rubin df")
     note = (f"{metric}: difference = first minus second, {level_text(result.level)} confidence interval and "
             f"two-sided p-value from the {kind} {how}"
             + (f" ({result.n_boot} replicates, "

@@ -21,7 +21,8 @@ from ..exceptions import InputError, InputTypeError
 from .cells import (Labels, format_cell, level_text, marks_footnote, note_marks, one_separator, pretty_name,
                     seed_text)
 from .comparison import comparison_table
-from .stacked import heterogeneity_footnote, stack_tables
+from .pooled_rows import meta_table
+from .stacked import heterogeneity_footnote, stack_tables, with_overall_rows
 from .table import PublicationTable
 
 __all__ = ["publication_table", "grouping", "record_names"]
@@ -237,6 +238,11 @@ def _design_text(result: Any) -> str:
         parts.append(f"rows clustered by {design.cluster}")
     if design.prevalence is not None:
         parts.append(f"at a stated prevalence of {design.prevalence:g}")
+    if getattr(design, "imputation", None) is not None:
+        scale = {"auroc": " on the logit scale", "aucpr": " on the logit scale",
+                 "calibration": ", O/E on the log scale"}.get(result.metric, "")
+        parts.append(f"pooled over {getattr(result, 'm', 'the')} imputed data sets by Rubin's rules{scale} "
+                     "(Barnard-Rubin df)")
     return "".join(f"; {part}" for part in parts)
 
 
@@ -345,6 +351,13 @@ def publication_table(
     if hasattr(results, "paired") and hasattr(results, "table"):  # a ComparisonResult
         return comparison_table(results, digits=digits, labels=labels, counts=counts, sep=sep, na=na)
     results = _check_results(results)
+    metas = [r for r in results if hasattr(r, "pooled_view")]
+    if metas:  # a meta-analysis: its sites, then the pooled row and the prediction interval
+        if len(results) != 1:
+            raise InputError("a meta-analysis (`result.meta()`) makes a table on its own; pass it alone")
+        return meta_table(metas[0], publication_table, method=method, level=level, digits=digits, labels=labels, counts=counts,
+                           prevalence=prevalence, scores_as=scores_as, sep=sep, na=na,
+                           method_options=method_options, **conf_int_options)
     common = dict(method=method, level=level, digits=digits, labels=labels, counts=counts, prevalence=prevalence,
                   scores_as=scores_as, sep=sep, na=na, method_options=method_options, heterogeneity=heterogeneity,
                   **conf_int_options)
@@ -423,7 +436,7 @@ def _one_grouping(
     n_overall = 0
     if overall is not None:
         n_before = table.height
-        table = _with_overall_row(
+        table = with_overall_rows(
             table, key_labels,
             publication_table(overall, method=method, level=level, digits=digits, labels=labels, counts=counts,
                               prevalence=prevalence, scores_as=scores_as, sep=sep, na=na,
@@ -440,26 +453,3 @@ def _one_grouping(
                                     heterogeneity_footnote(results, heterogeneity, level, label)])),
         frame_kind=results[0].frame_kind, n_overall=n_overall,
     )
-
-
-def _with_overall_row(table: pl.DataFrame, key_labels: tuple[str, ...], top: PublicationTable,
-                      label: str) -> pl.DataFrame:
-    """Put the rows of an ungrouped table above a grouped one, keyed ``label``."""
-    body = [c for c in table.columns if c not in key_labels]
-    top_body = [c for c in top.cells.columns if c not in top.key_columns]
-    if top_body != body:
-        raise InputError(
-            "`overall` must hold the same metrics, estimators, scores and methods as `results`, "
-            f"computed without `by`; its columns are {top_body}, the table's are {body}"
-        )
-    extra = [c for c in top.key_columns if c not in key_labels]
-    if extra:
-        raise InputError(f"`overall` has key columns {extra} that the grouped results lack")
-    missing = [c for c in key_labels if c not in top.key_columns]
-    if not missing:
-        raise InputError("`overall` must be computed without `by`")
-    filled = top.cells.with_columns(
-        [pl.lit(label if i == 0 else "").alias(c) for i, c in enumerate(missing)]
-    ).select(table.columns)
-    return pl.concat([filled.cast(table.schema), table], how="vertical")
-

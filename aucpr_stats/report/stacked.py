@@ -17,7 +17,7 @@ from ..exceptions import InputError
 from .cells import Labels, format_p, one_separator, pretty_name
 from .table import PublicationTable
 
-__all__ = ["stack_tables", "heterogeneity_footnote"]
+__all__ = ["stack_tables", "heterogeneity_footnote", "with_overall_rows"]
 
 
 def _row_labels(table: PublicationTable, prefix: str | None = None) -> list[str]:
@@ -138,3 +138,27 @@ def heterogeneity_footnote(results: list, heterogeneity: Any, level: float, labe
 def split_columns(result: Any) -> list[str]:
     """The key columns that split a heterogeneity test into several (``score``, when several are given)."""
     return [c for c in result.by if c == "score"]
+
+
+def with_overall_rows(table: pl.DataFrame, key_labels: tuple[str, ...], top: PublicationTable,
+                      label: str, below: bool = False) -> pl.DataFrame:
+    """Put the rows of an ungrouped table above a grouped one (or ``below`` it), keyed ``label``."""
+    body = [c for c in table.columns if c not in key_labels]
+    top_body = [c for c in top.cells.columns if c not in top.key_columns]
+    if top_body != body:
+        raise InputError(
+            "`overall` must hold the same metrics, estimators, scores and methods as `results`, "
+            f"computed without `by`; its columns are {top_body}, the table's are {body}"
+        )
+    extra = [c for c in top.key_columns if c not in key_labels]
+    if extra:
+        raise InputError(f"`overall` has key columns {extra} that the grouped results lack")
+    missing = [c for c in key_labels if c not in top.key_columns]
+    if not missing:
+        raise InputError("`overall` must be computed without `by`")
+    filled = top.cells.with_columns(
+        [pl.lit(label if i == 0 else "").alias(c) for i, c in enumerate(missing)]
+    ).select(table.columns)
+    parts = [table, filled.cast(table.schema)] if below else [filled.cast(table.schema), table]
+    return pl.concat(parts, how="vertical")
+

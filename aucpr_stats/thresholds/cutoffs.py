@@ -12,6 +12,7 @@ import polars as pl
 from .. import _validate
 from ..exceptions import InputError, InputTypeError
 from ..front_door import open_data
+from ..pooling.imputed_cutoffs import ImputedCutoffs
 from ..grouped import direction_signs, read_direction
 from ..ties import TieTable
 from .design import cutoff_units
@@ -129,6 +130,7 @@ def cutoffs(
     cluster: str | None = None,
     negative: Any = None,
     unused_levels: str = "keep",
+    imputation: str | None = None,
 ) -> CutoffResult:
     """Counts, sensitivity, specificity, PPV and NPV at thresholds, with intervals, per group.
 
@@ -265,20 +267,24 @@ def cutoffs(
         raise InputError(f"`by` column {clash[0]!r} has the name of a column of the cut-off frame; rename it first")
     request, ingested = open_data("cutoffs", data_or_formula, data, outcome, score, by, positive=positive,
                                   missing=missing, negative=negative, direction=direction,
-                                  unused_levels=unused_levels, weights=weights, cluster=cluster, stacklevel=3)
+                                  unused_levels=unused_levels, weights=weights, cluster=cluster,
+                                  imputation=imputation, stacklevel=3)
     table = ingested.ties  # a score read direction="lower" is negated: a case is positive when it is >= t here
     read_as = read_direction(ingested.directions)
     signs = direction_signs(read_as, ingested.keys, ingested.spec.score)
     parts, missing_best = _requested(table, requests, best, signs)
     units = cutoff_units(ingested.clusters, ingested.weighted_cells, 1.0)
     body, counts = _assemble(parts, missing_best, table, ingested.notes, prevalence, signs, units)
-    return CutoffResult(
+    result = CutoffResult(
         ties=ingested.ties, keys=ingested.keys, by=ingested.key_columns, groups=counts.group, body=body,
         frame_kind=ingested.kind, outcome=ingested.spec.outcome, score=ingested.spec.score,
         settings=CutoffSettings(threshold=threshold, level=level, method=method, prevalence=prevalence,
                                 best_weights=best),
         request=request, directions=ingested.directions, counts=counts,
     )
+    # imputed data sets stacked (imputation=): the proportions pooled by Rubin's rules on the logit scale
+    return result if imputation is None else ImputedCutoffs(per_imputation=result,
+                                                            imputation=request.design.imputation)
 
 
 def _assemble(parts, missing_best, table: TieTable, group_notes: tuple, prevalence: float | None,

@@ -368,6 +368,25 @@ def markdown(res: dict) -> str:
                smallest_k(cells, f"{m}/hksj/riley", "pi", taus=pos) if m == "REML" else "",
                smallest_k(cells, f"{m}/wald", "pi", taus=pos)]
         lines.append(f"| {m} | " + " | ".join("none" if v is None else str(v) for v in row) + " |")
+    lines += ["", "By tau (REML; the smallest `k` for both means):", "",
+              "| interval | " + " | ".join(f"tau={t:g}" for t in TAUS) + " |", "|---|" + "---:|" * len(TAUS)]
+    for label, name, key in [("hksj", "REML/hksj", "coverage"), ("hksj_adhoc", "REML/hksj_adhoc", "coverage"),
+                             ("wald", "REML/wald", "coverage"), ("PI, hksj (t on k - 1 df)", "REML/hksj", "pi"),
+                             ("PI riley (t on k - 2 df)", "REML/hksj/riley", "pi"),
+                             ("PI, wald (normal quantile)", "REML/wald", "pi")]:
+        row = [smallest_k(cells, name, key, taus=(t,)) for t in TAUS]
+        lines.append(f"| {label} | " + " | ".join("none" if v is None else str(v) for v in row) + " |")
+    lines += ["", "Worst coverage of the pooled mean over the four tau and the two means, by `k` (percent):", "",
+              "| tau² estimator | interval | " + " | ".join(f"k={k}" for k in SITES) + " |",
+              "|---|---|" + "---:|" * len(SITES)]
+    for m in METHODS:
+        for c in CIS:
+            worst = []
+            for k in SITES:
+                vals = [find(cells, mean, t, k)["results"][f"{m}/{c}"] for mean in MEANS for t in TAUS]
+                v = min(vals, key=lambda r: r["coverage"])
+                worst.append(cov(v["coverage"], v["se"]))
+            lines.append(f"| {m} | {c} | " + " | ".join(worst) + " |")
     lines.append("")
     # -------- coverage of the pooled mean
     lines += ["## Coverage of the pooled mean (AUROC)", ""]

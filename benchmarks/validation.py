@@ -651,6 +651,7 @@ def render(results: dict) -> str:
     lines += _designs_section()
     lines += _calibration_section()
     lines += _net_benefit_section()
+    lines += _pooling_section()
     return "\n".join(lines)
 
 
@@ -748,6 +749,21 @@ def _net_benefit_section() -> list[str]:
     return _studies("Net benefit: coverage and size", "Measured by their own scripts, with truths from the data-generating "
                     "model; what each interval assumes and where it fails is in [Net benefit](net_benefit.md).",
                     NET_BENEFIT_STUDIES)
+
+
+POOLING_STUDIES = (
+    ("Pooling across sites: the random-effects interval and the prediction interval, 3-30 sites",
+     "meta_coverage.py", "meta_coverage_results.md"),
+    ("Pooling across imputations: Rubin's rules with values missing at random", "imputation_coverage.py",
+     "imputation_coverage_results.md"),
+)
+
+
+def _pooling_section() -> list[str]:
+    """The coverage studies of ``result.meta()`` and ``imputation=`` (their own scripts)."""
+    return _studies("Pooling: coverage across sites and imputations", "Measured by their own scripts, with truths "
+                    "from the data-generating model; what each method assumes and where it fails is in "
+                    "[Pooling](pooling.md).", POOLING_STUDIES)
 
 
 def _designs_section() -> list[str]:

@@ -212,3 +212,43 @@ def test_cutoffs_pool_each_proportion_on_the_logit_scale(imputed):
     assert pooled.to_polars().height == 2
     with pytest.raises(InputError, match="threshold='all'"):
         cutoffs(imputed, "disease", "model_a", threshold="all", imputation=".imp")
+
+
+def test_the_command_line_pools_imputations_and_sites(imputed, tmp_path, capsys):
+    from aucpr_stats.cli import main
+
+    path = tmp_path / "imputed.csv"
+    imputed.write_csv(path)
+    assert main([str(path), "--outcome", "disease", "--score", "model_a", "--by", "site", "--metric", "auroc",
+                 "--imputation", ".imp", "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    pooled = auroc(imputed, "disease", "model_a", by="site", imputation=".imp").conf_int_polars()
+    a = pooled.filter(pl.col("site") == "A").row(0, named=True)
+    assert f"{a['estimate']:.2f} ({a['lower']:.2f}\u2013{a['upper']:.2f})" in out
+    one = tmp_path / "one.csv"
+    imputed.filter(pl.col(".imp") == 1).write_csv(one)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main([str(one), "--outcome", "disease", "--score", "model_b", "--by", "site", "--metric", "auroc",
+                     "--meta"]) == 0
+    out = capsys.readouterr().out
+    meta = auroc(imputed.filter(pl.col(".imp") == 1), "disease", "model_b", by="site")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        row = meta.meta().to_polars().row(0, named=True)
+    assert "Random effects (REML, HKSJ)" in out and f"({row['pi_lower']:.2f}\u2013{row['pi_upper']:.2f})" in out
+    assert main([str(one), "--outcome", "disease", "--score", "model_b", "--metric", "auroc", "--meta"]) != 0
+    assert "--meta pools" in capsys.readouterr().err
+
+
+def test_meta_of_an_imputed_aucpr_uses_the_rubin_logit_variances(imputed):
+    pooled = aucpr(imputed, "disease", "model_a", by="site", imputation=".imp")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        meta = pooled.meta(method="DL", ci="wald")
+    per_site = pooled.conf_int_polars()
+    e = per_site["estimate"].to_numpy()
+    y, v = np.log(e / (1 - e)), per_site["total"].to_numpy()
+    fit = random_effects(y[None], v[None], np.ones((1, 4), bool), method="DL", ci="wald")
+    assert meta.estimate == pytest.approx(_expit(fit["pooled"][0]), rel=1e-12)
+    assert meta.sites["variance"].to_numpy() == pytest.approx(v, rel=1e-12)

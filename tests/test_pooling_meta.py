@@ -268,3 +268,15 @@ def test_forest_plot_draws_the_diamond_and_the_prediction_interval(cohort):
     texts = [t.get_text() for t in ax.texts]
     assert f"({row['pi_lower']:.2f}\u2013{row['pi_upper']:.2f})" in texts
     matplotlib.pyplot.close("all")
+
+
+def test_clustered_sites_pool_obuchowski_variances(cohort):
+    data = cohort.with_row_index("row").with_columns((pl.col("row") // 3).alias("patient"))
+    result = auroc(data, "disease", "model_a", by="site", cluster="patient")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pooled = result.meta()
+        se = result.conf_int_polars(method="obuchowski")["se"].to_numpy()
+    e = result.estimates.ravel()
+    assert pooled.variance_method == "delong"
+    np.testing.assert_allclose(pooled.sites["variance"].to_numpy(), (se / (e * (1 - e))) ** 2, rtol=1e-12)

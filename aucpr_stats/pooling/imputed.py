@@ -40,7 +40,7 @@ from .meta import default_scale, meta
 from .meta_result import back_transform
 from ..combine.rubin import rubin_present
 
-__all__ = ["DEFAULT_METHODS", "ImputedResult", "pooled_over_imputations", "pooling_scale", "within_variance"]
+__all__ = ["DEFAULT_METHODS", "ImputedResult", "check_imputations", "pooled_over_imputations", "pooling_scale", "within_variance"]
 
 #: The within-imputation variance of ``conf_int`` when no method is named (Rubin's rules need a standard error).
 DEFAULT_METHODS = {"auroc": "delong", "aucpr": "logit", "calibration": "wald", "net_benefit": "wald"}
@@ -77,10 +77,7 @@ class ImputedResult(TabularResult):
     imputation: str
 
     def __attrs_post_init__(self) -> None:
-        levels = self.per_imputation.keys[self.imputation].n_unique()
-        if levels < 2:
-            raise InputError(f"`imputation` column {self.imputation!r} has {levels} level(s); Rubin's rules need "
-                             "at least 2 imputed data sets (drop nothing but mice's `.imp == 0`, the original data)")
+        check_imputations(self.per_imputation.keys, self.imputation)
 
     # ------------------------------------------------------------ what the result is about
     @property
@@ -397,6 +394,14 @@ class ImputedResult(TabularResult):
         """Random-effects meta-analysis across sites of the Rubin-pooled site values (see ``meta``)."""
         return meta(self, method, ci=ci, prediction_interval=prediction_interval, level=level, variance=variance,
                     across=across, **options)
+
+
+def check_imputations(keys: pl.DataFrame, column: str) -> None:
+    """Refuse an imputation column with fewer than two levels (Rubin's rules need a between variance)."""
+    levels = keys[column].n_unique()
+    if levels < 2:
+        raise InputError(f"`imputation` column {column!r} has {levels} level(s); Rubin's rules need at least 2 "
+                         "imputed data sets (drop nothing but mice's `.imp == 0`, the original data)")
 
 
 def pooled_over_imputations(result: Any) -> Any:

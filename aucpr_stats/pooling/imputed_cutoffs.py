@@ -29,6 +29,7 @@ from ..exceptions import InputError
 from .._validate import digits_iv
 from ..report.cells import format_cell, level_text
 from ..report.display import TabularResult
+from .imputed import check_imputations
 from ..report.table import PublicationTable
 
 __all__ = ["ImputedCutoffs"]
@@ -52,10 +53,7 @@ class ImputedCutoffs(TabularResult):
     display_digits = 3
 
     def __attrs_post_init__(self) -> None:
-        levels = self.per_imputation.keys[self.imputation].n_unique()
-        if levels < 2:
-            raise InputError(f"`imputation` column {self.imputation!r} has {levels} level(s); Rubin's rules need "
-                             "at least 2 imputed data sets")
+        check_imputations(self.per_imputation.keys, self.imputation)
         asked = self.per_imputation.settings.threshold
         if asked == "all" or (isinstance(asked, (list, tuple)) and "all" in asked):
             raise InputError("threshold='all' lists each imputed data set's own thresholds, which cannot be "

@@ -756,6 +756,8 @@ POOLING_STUDIES = (
      "meta_coverage.py", "meta_coverage_results.md"),
     ("Pooling across imputations: Rubin's rules with values missing at random", "imputation_coverage.py",
      "imputation_coverage_results.md"),
+    ("Pooling across imputations: size of the pooled comparison and of the D1/D2 heterogeneity tests",
+     "imputation_tests_size.py", "imputation_tests_size_results.md"),
 )
 
 

@@ -87,3 +87,19 @@ def test_a_band_grid_and_simulated_data_sets_are_bounded_before_allocation():
         scenario.sample_arrays(10**9, 10**4, 10**4, rng=1)
     pos, neg = scenario.sample_arrays(3, 5, 7, rng=1)
     assert pos.shape == (3, 5) and neg.shape == (3, 7)
+
+
+def test_folds_and_a_roc_band_are_bounded_before_allocation(monkeypatch):
+    import polars as pl
+
+    from aucpr_stats import aucpr, roc_curve
+    from aucpr_stats.exceptions import InputError
+
+    cohort = pl.read_csv(ROOT / "data" / "synthetic_cohort.csv")
+    with pytest.raises(InputError, match=r"cross-validation with folds=1000000000 needs about .* GiB"):
+        aucpr(cohort, "disease", "model_a", by="site").conf_int(method="cross_validation", folds=10**9, seed=1)
+    monkeypatch.setattr(budget, "available_memory", lambda: 50 * 2**20)  # a 50 MiB container
+    curve = roc_curve(cohort, "disease", "model_a", by="site")
+    with pytest.raises(InputError, match=r"a ROC band of 4 group\(s\) x 20000 replicates x \d+ grid points needs"):
+        curve.band(n_boot=20000, seed=1)
+    assert curve.band(n_boot=50, seed=1).lower.shape[0] == 4  # a small one still runs

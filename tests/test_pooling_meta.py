@@ -280,3 +280,21 @@ def test_clustered_sites_pool_obuchowski_variances(cohort):
     e = result.estimates.ravel()
     assert pooled.variance_method == "delong"
     np.testing.assert_allclose(pooled.sites["variance"].to_numpy(), (se / (e * (1 - e))) ** 2, rtol=1e-12)
+
+
+def test_prevalence_note_reads_each_test_own_groups():
+    rng = np.random.default_rng(5)
+    parts = []
+    for rep, rates in ((1, (0.2, 0.2)), (2, (0.05, 0.4))):
+        for g, rate in zip("ab", rates):
+            y = (np.arange(400) < rate * 400).astype(int)
+            parts.append(pl.DataFrame({"rep": rep, "g": g, "y": y, "s": y + rng.normal(0, 1, 400)}))
+    data = pl.concat(parts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        test = aucpr(data, "y", "s", by=["rep", "g"]).heterogeneity(across="g").to_polars().sort("rep")
+        pooled = aucpr(data, "y", "s", by=["rep", "g"]).meta(across="g").to_polars().sort("rep")
+    for frame in (test, pooled):
+        notes = frame["note"].to_list()
+        assert notes[0] is None or "prevalences differ" not in notes[0]
+        assert "prevalences differ" in notes[1]

@@ -62,7 +62,7 @@ from ..report.cells import format_p
 from ..report.text import text_table
 from ..report.display import html_display
 from .jackknife import pooled_test, weighted_spread, welch_test
-from .prevalence import prevalence_note
+from .prevalence import prevalence_notes
 from .site_values import DEFAULT_SCALE, HETEROGENEITY_METHODS, none_mask, site_values
 from .statistics import floored_p
 
@@ -406,12 +406,16 @@ def heterogeneity(result: Any, method: str | None = None, *, scale: str | None =
                                   sites.reason, sites.n_pos, expit if scale == "logit" else (lambda x: x),
                                   nu=sites.nu, pooled=sites.pooled)
     if metric == "aucpr" and getattr(result, "stated_prevalence", None) is None:
-        note = prevalence_note(result.n_pos, result.n_neg)
-        if note is not None:  # AUCPR moves with prevalence: the test mixes both differences
-            table = table.with_columns(pl.when(pl.col("note").is_null()).then(pl.lit(note))
-                                       .otherwise(pl.col("note") + "; " + note).alias("note"))
+        # AUCPR moves with prevalence: a test across groups of different prevalence mixes both differences
+        cell, distinct = _cells(sites.rows, [*split, "estimator"])
+        added = prevalence_notes(cell, distinct.height, sites.n_pos, result.n_neg[sites.group])
+        table = table.with_columns(pl.Series("note", [_joined(a, b) for a, b in zip(table["note"].to_list(), added)],
+                                             dtype=pl.String))
     what = "" if not isinstance(result.score, str) else f"of {result.score}"
     return HeterogeneityResult(table=table, groups=groups, kind="heterogeneity", metric=metric, method=method,
                                scale=scale, across=tuple(across), frame_kind=result.frame_kind, what=what,
                                reference=("pooled" if sites.pooled else "welch") if method == "jackknife" else "chi2")
 
+
+def _joined(first: str | None, second: str | None) -> str | None:
+    return "; ".join(p for p in (first, second) if p) or None

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..distributions import chi2_sf
 
-__all__ = ["prevalence_note"]
+__all__ = ["prevalence_note", "prevalence_notes"]
 
 
 def prevalence_note(n_pos: np.ndarray, n_neg: np.ndarray, alpha: float = 0.05, subject: str = "this test") -> str | None:
@@ -51,3 +51,15 @@ def prevalence_note(n_pos: np.ndarray, n_neg: np.ndarray, alpha: float = 0.05, s
             f"AUCPR moves with prevalence, so {subject} mixes differences in prevalence with differences in "
             "discrimination; to compare at one prevalence, estimate with aucpr(..., prevalence=p) or "
             "prevalence='overall'")
+
+
+def prevalence_notes(cell: np.ndarray, n_cells: int, n_pos: np.ndarray, n_neg: np.ndarray,
+                     subject: str = "this test") -> list:
+    """:func:`prevalence_note` of each test (``cell`` numbers each group's test, 0 .. n_cells - 1).
+
+    Each test reads only its own groups: a test within one level of another
+    grouping column is not noted for the prevalences of the other levels.
+    """
+    cell = np.asarray(cell)
+    return [prevalence_note(np.asarray(n_pos)[cell == c], np.asarray(n_neg)[cell == c], subject=subject)
+            for c in range(n_cells)]

@@ -43,7 +43,7 @@ from .. import _frames
 from .._validate import level_iv, n_boot_iv, rng_iv
 from ..exceptions import InputError, InputTypeError
 from ..report.display import TabularResult
-from ..resample import Streams, evaluate_chunks, replicate_chunks
+from ..resample import Streams, check_allocation, evaluate_chunks, replicate_chunks
 from ..resample.designs import ClusterUnits
 from ..grouped import GroupedResult
 from ..ties import TieTable
@@ -88,6 +88,8 @@ def _replicates(ties: TieTable, usable: np.ndarray, streams: Streams, n_boot: in
     Stratified by class, or with ``clusters`` (:class:`~aucpr_stats.ingest.FoldTables`) whole clusters
     resampled within each group (the cluster bootstrap of :mod:`aucpr_stats.resample.designs`).
     """
+    check_allocation(usable.size * n_boot * grid.size, f"a ROC band of {usable.size} group(s) x {n_boot} replicates "
+                     f"x {grid.size} grid points", "lower `n_boot` or `grid`, or band fewer groups per call")
     out = np.full((usable.size, n_boot, grid.size), np.nan)
     if clusters is not None:
         chunks = ClusterUnits(ties, clusters.ties, clusters.group).take(usable).replicate_chunks(n_boot, streams)

@@ -32,7 +32,7 @@ import polars as pl
 from .._validate import choice_iv, flag_iv, integer_iv
 from ..estimators.engine import evaluate
 from ..exceptions import InputError
-from ..resample import stratified_folds
+from ..resample import check_allocation, stratified_folds
 from .closed_form import normal_quantile, t_quantile
 from .options import MethodOptions, rng_option
 
@@ -173,11 +173,25 @@ def fold_values(request) -> tuple[np.ndarray, object, np.ndarray, pl.Series]:
         matrix, _ = folds_matrix(values, folds.group, n_groups)  # (groups, folds, estimators)
         return np.moveaxis(matrix, 1, 2), folds.ties, folds.group, folds.fold
     usable = request.usable
+    _check_folds(request.ties, usable, k, n_est)
     fold_ties = stratified_folds(request.ties, k, streams=request.streams("cross_validation"))
     matrix = np.full((n_groups, k, n_est), np.nan)
     matrix[usable] = evaluate(fold_ties, estimators).reshape(usable.size, k, n_est)
     labels = pl.Series("fold", np.tile(np.arange(k, dtype=np.int64), usable.size))
     return np.moveaxis(matrix, 1, 2), fold_ties, np.repeat(usable, k), labels
+
+
+def _check_folds(ties, usable: np.ndarray, k: int, n_est: int) -> None:
+    """Refuse, before anything is allocated, folds whose tables would not fit in memory.
+
+    Each of the ``k`` folds of a group copies the group's tie table, so the
+    folds take about ``k`` times its rows (``folds=10**9`` took 7.45 GiB).
+    """
+    if not usable.size:
+        return
+    rows = int(ties.n_rows)  # the usable groups' tables
+    check_allocation(3 * rows * k + usable.size * k * n_est, f"cross-validation with folds={k}",
+                     "use fewer folds (10 is usual) or split the groups into calls")
 
 
 def cross_validation_method(request) -> dict:

@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from .._validate import choice_iv
-from ..compare.heterogeneity import HeterogeneityResult, across_iv
+from ..compare.heterogeneity import MIN_POSITIVES_CHECKED, HeterogeneityResult, across_iv
 from ..compare.site_values import none_mask, site_values
 from ..distributions import expit
 from ..exceptions import DegenerateGroupWarning
@@ -85,8 +85,10 @@ def imputed_heterogeneity(result: Any, method: str | None = None, *, test: str =
         theta = np.full((len(levels), len(names)), np.nan)
         variance = np.full_like(theta, np.nan)
         why: dict[str, str] = {}
+        positives = np.zeros(len(names))
         for i in here:
             j = names.index(labels[i])
+            positives[j] = max(positives[j], sites.n_pos[i])
             if usable[i]:
                 theta[imp[i], j], variance[imp[i], j] = sites.theta[i], sites.variance[i]
             else:
@@ -101,6 +103,12 @@ def imputed_heterogeneity(result: Any, method: str | None = None, *, test: str =
         if why:
             listed = "; ".join(f"{name} ({reason})" for name, reason in list(why.items())[:5])
             parts.append(f"{len(why)} group(s) left out: {listed}{'; ...' if len(why) > 5 else ''}")
+        small = int((keep & (positives < MIN_POSITIVES_CHECKED)).sum())
+        if small and k >= 2:
+            parts.append(f"{small} group(s) with fewer than {MIN_POSITIVES_CHECKED} positives: size not checked there")
+        if k >= 2:  # docs/pooling.md: below the level when the imputation model leaves the subgroups out
+            parts.append("the pooled tests rejected less often than their level when the imputation model did not "
+                         "include the subgroups (docs/pooling.md)")
         left_out_total += len(why)
         records.append({"method": sites.method, "scale": sites.scale, "test": test, "statistic": out["statistic"],
                         "df": None if k < 2 else k - 1, "df2": out["df2"], "p_value": out["p_value"],

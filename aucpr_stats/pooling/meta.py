@@ -31,7 +31,7 @@ import polars as pl
 
 from .._validate import choice_iv, level_iv
 from ..compare.heterogeneity import across_iv
-from ..compare.prevalence import prevalence_note
+from ..compare.prevalence import prevalence_notes
 from ..compare.site_values import SCALES, none_mask, site_values
 from ..distributions import normal_quantile
 from ..exceptions import DegenerateGroupWarning, InputError, SmallSampleWarning
@@ -172,9 +172,10 @@ def meta(result: Any, method: str = "REML", *, ci: str = "hksj", prediction_inte
                 "89-92% in docs/pooling.md)")
         notes = [f"{n}; {bias}" if flag and n else (bias if flag else n) for n, flag in zip(notes, many)]
     if result.metric == "aucpr" and getattr(result, "stated_prevalence", None) is None:
-        differ = prevalence_note(result.n_pos, result.n_neg, subject="the pooled value")
-        if differ is not None:  # a pooled AUCPR mixes the sites' prevalences with their discrimination
-            notes = [differ if n is None else f"{n}; {differ}" for n in notes]
+        # a pooled AUCPR mixes the sites' prevalences with their discrimination
+        n_neg = np.asarray(result.n_neg)[sites.group]
+        differ = prevalence_notes(cell, n_cells, sites.n_pos, n_neg, subject="the pooled value")
+        notes = ["; ".join(p for p in (n, d) if p) or None for n, d in zip(notes, differ)]
     table = table.with_columns(pl.Series("note", notes, dtype=pl.String))
     # the sites: their values and intervals on the natural scale, weights as shares of each analysis
     z = normal_quantile(0.5 + level / 2)

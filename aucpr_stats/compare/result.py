@@ -145,7 +145,9 @@ class ComparisonResult:
         if "n_missing" in frame.columns and frame["n_missing"].sum() == 0:
             drop.append("n_missing")
         # a bootstrap p-value at its floor 1/(B + 1) prints "<x", never 0 (issue 14); tiny ones "<0.0001"
-        floor = 1.0 / (self.n_boot + 1.0) if self.method == "bootstrap" and self.n_boot else None
+        # (pooled over imputations, the p-value is Rubin's t test's: no floor)
+        floor = (1.0 / (self.n_boot + 1.0) if self.method == "bootstrap" and self.n_boot
+                 and "fmi" not in frame.columns else None)
         frame = frame.with_columns(pl.Series("p_value", [format_p(p, digits, "NaN", floor=floor)
                                                          for p in frame["p_value"].to_list()], dtype=pl.String))
         if "p_adjusted" in frame.columns:

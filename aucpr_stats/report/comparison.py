@@ -105,7 +105,8 @@ def comparison_table(
     columns[label(ci)] = [format_cell(d, lo, hi, digits=digits, sep=sep, na=na) + mark
                           for (d, lo, hi), mark in zip(frame.select("difference", "lower", "upper").iter_rows(), marks)]
     # a bootstrap p-value at its resolution floor 1/(B + 1) prints as "<x" (issue 14)
-    floor = 1.0 / (result.n_boot + 1.0) if result.method == "bootstrap" and result.n_boot else None
+    pooled = "fmi" in result.frame.columns  # over imputations: Rubin's t test, no bootstrap floor
+    floor = 1.0 / (result.n_boot + 1.0) if result.method == "bootstrap" and result.n_boot and not pooled else None
     columns[label("p")] = [format_p(p, p_digits, na, floor=floor) for p in frame["p_value"].to_list()]
     cells = one_separator(pl.DataFrame(columns), [label(ci)], sep)  # "to" in every row once one needs it
     key_labels = tuple(c for c in cells.columns[: len(keys) + (not one_pair) + several_estimators])

@@ -37,6 +37,7 @@ from .exceptions import (
     SmallSampleWarning,
     BiasedEstimatorWarning,
     ExtremePredictionWarning,
+    LongComputationWarning,
     TieTableTooLarge,
 )
 from .formula import Formula, FormulaError, parse_formula
@@ -171,6 +172,7 @@ __all__ = [
     "InputError",
     "InputTypeError",
     "LowEffectiveSampleSizeWarning",
+    "LongComputationWarning",
     "SmallSampleWarning",
     "BiasedEstimatorWarning",
     "MissingValueError",

@@ -96,3 +96,12 @@ class LowEffectiveSampleSizeWarning(UserWarning):
 
 class ExtremePredictionWarning(UserWarning):
     """Predicted probabilities of exactly 0 or 1: left out of the logit-scale calibration fits (the note says how many)."""
+
+
+class LongComputationWarning(UserWarning):
+    """A resampling loop will run for minutes and no progress bar is shown.
+
+    Given once per loop, after its first seconds, with the time it projects
+    from the work done so far; ``progress=True`` draws a bar (the progress extra),
+    ``progress=False`` silences both.
+    """

@@ -138,3 +138,32 @@ def test_tqdm_is_imported_in_one_place():
     package = Path(progress_module.__file__).parent
     users = sorted(str(p.relative_to(package)) for p in package.rglob("*.py") if "tqdm" in p.read_text())
     assert users == ["progress.py"]
+
+
+def test_a_long_loop_without_a_bar_says_how_long_it_will_take():
+    import io
+    import warnings
+
+    from aucpr_stats.exceptions import LongComputationWarning
+    from aucpr_stats.progress import progress_bar
+
+    now = [0.0]
+    bar = progress_bar(1000, "bootstrap intervals", None, file=io.StringIO(), clock=lambda: now[0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        now[0] = 1.0
+        bar.update(10)  # too early to project
+        now[0] = 10.0
+        bar.update(10)  # 20 of 1,000 in 10 s: 490 s to go
+        now[0] = 20.0
+        bar.update(10)  # said once
+    said = [w for w in caught if issubclass(w.category, LongComputationWarning)]
+    assert len(said) == 1 and "about 8 min more" in str(said[0].message)
+    quick = progress_bar(1000, "bootstrap intervals", None, file=io.StringIO(), clock=lambda: now[0])
+    silent = progress_bar(1000, "bootstrap intervals", False, file=io.StringIO(), clock=lambda: now[0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        now[0] += 6.0
+        quick.update(999)  # 6 s for 999 of 1,000: nothing to say
+        silent.update(1)  # progress=False: never
+    assert not [w for w in caught if issubclass(w.category, LongComputationWarning)]

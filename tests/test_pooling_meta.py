@@ -101,11 +101,13 @@ def _brute_reml(y, v):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.floats(-3, 3), st.floats(0.001, 0.5)), min_size=2, max_size=12))
 @example([(1.0, 0.00390625), (1.0, 0.001953125), (3.0, 0.375)])  # two modes: at 0 and at 0.925
+@example([(0.0, 0.5)] * 5 + [(1.0, 0.125)])  # full Fisher steps oscillate between 0 and 0.233
 def test_reml_maximises_the_restricted_likelihood_and_pm_solves_its_equation(sites):
     y = np.array([s[0] for s in sites])
     v = np.array([s[1] for s in sites])
     mask = np.ones((1, y.size), dtype=bool)
     reml = random_effects(y[None], v[None], mask, method="REML")
+    assert reml["converged"][0]
     assert reml["tau2"][0] == pytest.approx(_brute_reml(y, v), abs=1e-5 * (1 + np.var(y)))
     pm = random_effects(y[None], v[None], mask, method="PM")
     w = 1 / (v + pm["tau2"][0])

@@ -14,11 +14,11 @@ Between-site variance :math:`\tau^2` (all truncated at 0):
   :math:`\hat\tau^2 = (Q - (k-1)) / (\sum w^0 - \sum (w^0)^2 / \sum w^0)`.
 * ``"PM"``, Paule & Mandel (1982): the root of the generalised statistic
   :math:`Q(\tau^2) = \sum w_i (y_i - \hat\mu)^2 = k - 1`.
-* ``"REML"``, restricted maximum likelihood (Viechtbauer 2005, eq. 10), by
-  Fisher scoring: :math:`\tau^2 \leftarrow \tau^2 + (y^\top P P y -
-  \mathrm{tr}\,P) / \mathrm{tr}(PP)` with :math:`P = W - W 1 1^\top W / \sum
-  w_i`, from three starts (the likelihood can have two modes), keeping the
-  highest restricted likelihood.
+* ``"REML"``, restricted maximum likelihood (Viechtbauer 2005, eq. 10): the
+  root of the score :math:`y^\top P P y - \mathrm{tr}\,P` (with :math:`P =
+  W - W 1 1^\top W / \sum w_i`) of highest restricted likelihood, or 0,
+  found by bracketing and bisection (Fisher scoring can oscillate, and the
+  likelihood can have two modes).
 
 Interval for :math:`\mu`:
 
@@ -83,8 +83,8 @@ TAU2_METHODS = ("REML", "DL", "PM")
 #: Intervals for the pooled mean.
 CI_METHODS = ("hksj", "hksj_adhoc", "wald")
 
-_SCORING_STEPS = 10_000
 _BISECTION_STEPS = 200
+_REML_GRID = 129
 
 
 def _weighted(y: np.ndarray, v: np.ndarray, mask: np.ndarray, tau2: np.ndarray):
@@ -143,34 +143,6 @@ def _fixed_effect(y: np.ndarray, v: np.ndarray, mask: np.ndarray) -> dict:
     return {"k": k, "s1": s1, "s2": s2, "q": q, "typical": typical}
 
 
-def _reml(y: np.ndarray, v: np.ndarray, mask: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""REML by Fisher scoring from ``start``; returns :math:`\hat\tau^2` and whether each converged.
-
-    The score of the restricted likelihood in :math:`\tau^2` is
-    :math:`\tfrac12(y^\top PPy - \mathrm{tr}\,P)` and its information
-    :math:`\tfrac12\mathrm{tr}(PP)`, with (for an intercept-only model)
-    :math:`\mathrm{tr}\,P = \sum w - \sum w^2/\sum w`,
-    :math:`y^\top PPy = \sum w^2 (y - \hat\mu)^2` and
-    :math:`\mathrm{tr}(PP) = \sum w^2 - 2\sum w^3/\sum w + (\sum w^2)^2/(\sum w)^2`.
-    A step below 0 stops at 0 (the boundary of the parameter space).
-    """
-    tau2 = start.copy()
-    done = ~np.isfinite(tau2)
-    for _ in range(_SCORING_STEPS):
-        w, s1, mean = _weighted(y, v, mask, tau2)
-        s2, s3 = (w ** 2).sum(axis=1), (w ** 3).sum(axis=1)
-        resid2 = (w ** 2 * np.where(mask, y - mean[:, None], 0.0) ** 2).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = (resid2 - (s1 - s2 / s1)) / (s2 - 2.0 * s3 / s1 + (s2 / s1) ** 2)
-        new = np.where(done, tau2, np.maximum(tau2 + step, 0.0))
-        moved = np.abs(new - tau2) > 1e-15 * np.maximum(1.0, tau2)
-        tau2 = new
-        done |= ~moved | ~np.isfinite(new)
-        if done.all():
-            break
-    return tau2, done & np.isfinite(tau2)
-
-
 def _restricted_loglik(y: np.ndarray, v: np.ndarray, mask: np.ndarray, tau2: np.ndarray) -> np.ndarray:
     r"""The restricted log-likelihood (up to a constant) at :math:`\tau^2`, per problem."""
     w, total, mean = _weighted(y, v, mask, tau2)
@@ -180,28 +152,61 @@ def _restricted_loglik(y: np.ndarray, v: np.ndarray, mask: np.ndarray, tau2: np.
         return -0.5 * (logs + np.log(total) + spread)
 
 
-def _reml_global(y: np.ndarray, v: np.ndarray, mask: np.ndarray, dl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """REML from several starts, keeping the highest restricted likelihood.
+def _reml_score(y: np.ndarray, v: np.ndarray, mask: np.ndarray, tau2: np.ndarray) -> np.ndarray:
+    r"""Twice the REML score in :math:`\tau^2`: :math:`y^\top PPy - \mathrm{tr}\,P`, per problem.
 
-    The restricted likelihood can have a mode at 0 and another inside (two
-    precise sites that agree and a vague one far away): Fisher scoring from
-    one start may stop at the wrong one. The starts are DerSimonian-Laird's,
-    Hedges' (the sites' variance less their mean within-site variance) and
-    the sites' variance itself; the boundary 0 is a candidate too.
+    For an intercept-only model :math:`\mathrm{tr}\,P = \sum w - \sum w^2/\sum w` and
+    :math:`y^\top PPy = \sum w^2 (y - \hat\mu)^2` (Viechtbauer 2005, eq. 10).
     """
+    w, s1, mean = _weighted(y, v, mask, tau2)
+    resid2 = (w ** 2 * np.where(mask, y - mean[:, None], 0.0) ** 2).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return resid2 - (s1 - (w ** 2).sum(axis=1) / s1)
+
+
+def _reml(y: np.ndarray, v: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The REML estimate: the highest restricted likelihood among 0 and the roots of the score.
+
+    Fisher scoring (metafor's algorithm) can overshoot and oscillate without
+    end (five sites at 0 with variance 0.5 and one at 1 with 0.125: its steps
+    grow around 0.099), and the likelihood can have a mode at 0 and another
+    inside (two precise sites that agree and a vague one far away). So the
+    score is read on a grid from 0 to a bound it is negative beyond, every
+    sign change from + to - (a local maximum) is bisected to the last bit,
+    and the candidate with the highest restricted likelihood is kept; all
+    problems at once.
+    """
+    n = y.shape[0]
     k = mask.sum(axis=1)
     plain = np.where(mask, y, 0.0).sum(axis=1) / np.maximum(k, 1)
     spread = (np.where(mask, y - plain[:, None], 0.0) ** 2).sum(axis=1) / np.maximum(k - 1, 1)
-    hedges = np.maximum(0.0, spread - np.where(mask, v, 0.0).sum(axis=1) / np.maximum(k, 1))
-    best, best_ll = np.zeros_like(dl), _restricted_loglik(y, v, mask, np.zeros_like(dl))
-    converged = np.ones(dl.shape, dtype=bool)
-    for start in (dl, hedges, spread):
-        tau2, done = _reml(y, v, mask, np.where(np.isfinite(dl), start, np.nan))
-        ll = _restricted_loglik(y, v, mask, np.where(np.isfinite(tau2), tau2, 0.0))
-        better = np.isfinite(tau2) & (ll > best_ll + 1e-12 * np.abs(best_ll))
-        best, best_ll = np.where(better, tau2, best), np.where(better, ll, best_ll)
-        converged = np.where(better, done, converged)
-    return np.where(np.isfinite(dl), best, np.nan), converged & np.isfinite(dl)
+    upper = 4.0 * spread + 1e-12
+    for _ in range(60):  # a bound beyond which the score is negative (the likelihood falls for ever)
+        rising = _reml_score(y, v, mask, upper) > 0
+        if not rising.any():
+            break
+        upper = np.where(rising, 4.0 * upper, upper)
+    grid = upper[:, None] * np.linspace(0.0, 1.0, _REML_GRID)[None, :] ** 2  # denser near 0
+    score = np.stack([_reml_score(y, v, mask, grid[:, j]) for j in range(_REML_GRID)], axis=1)
+    problem, left = np.nonzero((score[:, :-1] > 0) & (score[:, 1:] <= 0))
+    low, high = grid[problem, left], grid[problem, left + 1]
+    sub = (y[problem], v[problem], mask[problem])
+    for _ in range(_BISECTION_STEPS):
+        middle = 0.5 * (low + high)
+        up = _reml_score(*sub, middle) > 0
+        low, high = np.where(up, middle, low), np.where(up, high, middle)
+        if np.all(high - low <= 4 * np.finfo(float).eps * np.maximum(high, 1e-300)):
+            break
+    roots = 0.5 * (low + high)
+    best = np.zeros(n)
+    best_ll = _restricted_loglik(y, v, mask, best)
+    if roots.size:
+        values = _restricted_loglik(*sub, roots)
+        for i in np.argsort(values):  # the highest last: it wins its problem (few roots: a short loop)
+            if values[i] > best_ll[problem[i]]:
+                best[problem[i]], best_ll[problem[i]] = roots[i], values[i]
+    ok = (k >= 2) & np.isfinite(best_ll)
+    return np.where(ok, best, np.nan), ok
 
 
 def tau_squared(y: np.ndarray, v: np.ndarray, mask: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray]:
@@ -215,7 +220,8 @@ def tau_squared(y: np.ndarray, v: np.ndarray, mask: np.ndarray, method: str) -> 
     if method == "PM":
         pm = solve_q(y, v, mask, (fixed["k"] - 1).astype(np.float64))
         return np.where(fixed["k"] >= 2, pm, np.nan), np.isfinite(pm)
-    return _reml_global(y, v, mask, dl)
+    tau2, converged = _reml(y, v, mask)
+    return np.where(np.isfinite(dl), tau2, np.nan), converged & np.isfinite(dl)
 
 
 def random_effects(y: np.ndarray, v: np.ndarray, mask: np.ndarray, *, method: str = "REML", ci: str = "hksj",

@@ -31,6 +31,10 @@ from .options import MethodOptions, rng_option
 __all__ = ["Bootstrap", "percentile_interval", "replicate_summary", "bootstrap_method", "bootstrap_note"]
 
 
+#: Tie rows x replicates from which a bootstrap without a bar is cut into pieces that time themselves.
+LONG_WORK_ROWS = 10**9
+
+
 def _chunk_size(value: Any) -> int | None:
     return None if value is None else integer_iv(value, "chunk_size", 1)
 
@@ -135,7 +139,9 @@ def bootstrap_method(request, stratified: bool = True) -> dict:
     # a group's replicates come from its own stream and rows, so the batching changes no number
     batches = group_batches(table.n_segments, len(request.estimators) * n_boot, options.replicate_budget)
     progress = request.progress
-    if progress_enabled(progress):  # about 20 batches for a bar that moves; the same numbers (see above)
+    # about 20 batches for a bar that moves, or, without a bar, for long work to project its time (see
+    # aucpr_stats.progress); the same numbers (see above)
+    if progress_enabled(progress) or (progress is not False and table.n_rows * n_boot > LONG_WORK_ROWS):
         per = -(-20 // len(batches))
         batches = [piece for batch in batches for piece in np.array_split(batch, min(batch.size, per))]
     with progress_bar(table.n_segments * n_boot, "bootstrap intervals", progress) as bar:

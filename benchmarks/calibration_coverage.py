@@ -60,8 +60,6 @@ import os
 os.environ.setdefault("AUCPR_STATS_THREADS", "1")
 
 import argparse
-import platform
-import subprocess
 import sys
 import time
 import warnings
@@ -73,6 +71,7 @@ from scipy import integrate, optimize
 from scipy.special import expit
 
 from aucpr_stats import calibration
+from _provenance import machine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 B0 = 1.2
@@ -316,25 +315,6 @@ def holds(rows: list[dict], method: str, stat: str) -> tuple[str, str, str]:
     return start, worst_text, where
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
-                                text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE,
-                               capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit, dirty = "?", ""
-    return (f"{cpu}, {os.cpu_count()} cores (AUCPR_STATS_THREADS={os.environ.get('AUCPR_STATS_THREADS')}), "
-            f"{platform.system()} {platform.release()}; Python {platform.python_version()}, numpy {np.__version__}, "
-            f"polars {pl.__version__}; git {commit}{' + uncommitted changes' if dirty else ''}")
 
 
 def markdown(res: dict) -> str:

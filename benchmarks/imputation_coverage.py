@@ -72,9 +72,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse
 import json
-import platform
 import re
-import subprocess
 import sys
 import time
 import warnings
@@ -87,6 +85,7 @@ from scipy import optimize
 from scipy.special import expit
 
 from aucpr_stats import aucpr, auroc
+from _provenance import commit, machine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RHO = 0.5
@@ -386,30 +385,8 @@ def run_cell(seq: np.random.SeedSequence, cell: tuple, reps: int, max_rows: int,
 
 
 # ------------------------------------------------------------------ the page
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{cpu}, {os.cpu_count()} cores (AUCPR_STATS_THREADS={os.environ.get('AUCPR_STATS_THREADS')}, "
-            f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}), {platform.system()} "
-            f"{platform.release()}; Python {platform.python_version()}, numpy {np.__version__}, "
-            f"polars {pl.__version__}")
 
 
-def commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
-                              text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE,
-                               capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return "?"
-    return head + (" + uncommitted changes" if dirty else "")
 
 
 def fingerprint() -> str:

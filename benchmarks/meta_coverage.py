@@ -51,8 +51,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "POL
 
 import argparse
 import json
-import platform
-import subprocess
 import sys
 import time
 import warnings
@@ -64,6 +62,7 @@ from scipy import integrate, interpolate, stats
 from scipy.special import expit, logit
 
 from aucpr_stats import DegenerateGroupWarning, SmallSampleWarning, aucpr, auroc
+from _provenance import commit, machine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 SITES = (3, 5, 10, 20, 30)
@@ -262,30 +261,8 @@ def aucpr_cell(seed: int, index: int, mean: float, tau: float, k: int, reps: int
 
 
 # ------------------------------------------------------------------ the page
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    threads = ", ".join(f"{n}={os.environ.get(n)}" for n in ("AUCPR_STATS_THREADS", "OPENBLAS_NUM_THREADS",
-                                                              "POLARS_MAX_THREADS"))
-    return (f"{cpu}, {os.cpu_count()} cores ({threads}), {platform.system()} {platform.release()}; Python "
-            f"{platform.python_version()}, numpy {np.__version__}, polars {pl.__version__}")
 
 
-def commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
-                              text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=HERE, capture_output=True,
-                               text=True).stdout.strip()
-    except OSError:
-        return "?"
-    return head + (" + uncommitted changes" if dirty else "")
 
 
 def cov(c: float | None, se: float | None, bold: bool = True) -> str:

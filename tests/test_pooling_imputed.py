@@ -186,7 +186,9 @@ def test_bootstrap_within_variances_are_reproducible(imputed):
     pooled = aucpr(imputed, "disease", "model_a", imputation=".imp")
     a = pooled.conf_int_polars(method="bootstrap", n_boot=200, seed=4)
     b = pooled.conf_int_polars(method="bootstrap", n_boot=200, seed=4)
-    assert a["lower"][0] == b["lower"][0] and a["within"][0] > 0
+    assert a.equals(b) and a["within"][0] > 0
+    c = pooled.conf_int_polars(method="bootstrap", n_boot=200, seed=5)
+    assert c["lower"][0] != a["lower"][0] and c["estimate"][0] == a["estimate"][0]
 
 
 def test_cutoffs_pool_each_proportion_on_the_logit_scale(imputed):

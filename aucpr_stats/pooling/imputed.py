@@ -140,11 +140,14 @@ class ImputedResult(TabularResult):
                                             maintain_order="left")["__group"].to_numpy().astype(np.int64)
         return group, imp, groups.drop("__group")
 
-    def _cube(self, values: np.ndarray) -> np.ndarray:
-        """Per-imputation values (groups x estimators) as (imputations, pooled groups, estimators), NaN where absent."""
+    def _cube(self, values: np.ndarray, missing: Any = np.nan) -> np.ndarray:
+        """Per-imputation values (groups x estimators) as (imputations, pooled groups, estimators).
+
+        ``missing`` fills a group absent from an imputation (NaN; None for notes, kept as objects).
+        """
         group, imp, groups = self._index()
-        n_groups = max(groups.height, 1)
-        out = np.full((self.m, n_groups, values.shape[1]), np.nan)
+        out = np.full((self.m, max(groups.height, 1), values.shape[1]), missing,
+                      dtype=object if missing is None else np.float64)
         out[imp, group] = values
         return out
 
@@ -200,7 +203,7 @@ class ImputedResult(TabularResult):
         n_groups = max(self.keys.height, 1)
         present = self._cube(np.ones_like(self.per_imputation.estimates))
         notes = np.full((n_groups, len(self.estimators)), None, dtype=object)
-        own = self._cube_objects(self.per_imputation.estimate_notes())
+        own = self._cube(self.per_imputation.estimate_notes(), None)
         differ = self._counts()[2]
         for g in range(n_groups):
             for e in range(len(self.estimators)):
@@ -215,12 +218,6 @@ class ImputedResult(TabularResult):
                     parts.append("a p-value is not pooled over imputations: see spiegelhalter_z")
                 notes[g, e] = "; ".join(parts) or None
         return notes
-
-    def _cube_objects(self, values: np.ndarray) -> np.ndarray:
-        group, imp, groups = self._index()
-        out = np.full((self.m, max(groups.height, 1), values.shape[1]), None, dtype=object)
-        out[imp, group] = values
-        return out
 
     def to_polars(self) -> pl.DataFrame:
         """One row per pooled group and estimator: keys, estimator, estimate, n_pos, n_neg, prevalence, m, note."""
@@ -299,7 +296,7 @@ class ImputedResult(TabularResult):
                          np.where(row_scale == "log", estimate, 1.0))
         notes = self._pooled_notes().ravel()
         # the intervals' own notes in the imputations (near the boundary, few positives ...), said once
-        own = self._cube_objects(np.asarray(frame["note"].to_list(), dtype=object).reshape(-1, n_est))
+        own = self._cube(np.asarray(frame["note"].to_list(), dtype=object).reshape(-1, n_est), None)
         for j, (g, e) in enumerate(np.ndindex(n_groups, n_est)):
             said = list(dict.fromkeys(n for n in own[:, g, e] if n is not None))
             if said:

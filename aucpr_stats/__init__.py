@@ -48,6 +48,7 @@ from .report import PublicationTable, comparison_table, publication_table
 from .results import AucprResult, AurocResult, CalibrationResult
 from .results_net_benefit import NetBenefitResult
 from .pooling import ImputedResult, MetaResult
+from .multiclass import MulticlassComparison, MulticlassIntervals, MulticlassResult
 
 __version__ = "0.1.0"
 
@@ -141,6 +142,9 @@ __all__ = [
     "HeterogeneityResult",
     "CutoffResult",
     "ImputedResult",
+    "MulticlassResult",
+    "MulticlassIntervals",
+    "MulticlassComparison",
     "ImputedCutoffs",
     "MetaResult",
     "PlanResult",

@@ -17,6 +17,7 @@ from .exceptions import DegenerateGroupWarning, InputError
 from .front_door import front_door
 from .ingest import read
 from .request import Request
+from .multiclass import multiclass_areas, refuse_binary_arguments
 from .pooling.imputed import pooled_over_imputations
 from .results import AucprResult, AurocResult, EstimateResult
 
@@ -151,6 +152,8 @@ def aucpr(
     weights: str | None = None,
     cluster: str | None = None,
     imputation: str | None = None,
+    multiclass: str | None = None,
+    average: Any = None,
 ) -> AucprResult:
     """Area under the precision-recall curve, per group.
 
@@ -253,6 +256,14 @@ def aucpr(
         statistic is estimated on every imputed data set and pooled by Rubin's
         rules (on the logit scale for areas), giving an
         :class:`~aucpr_stats.pooling.ImputedResult` (``docs/pooling.md``).
+    multiclass : {"ovr", "ovo", "hand_till"}, optional
+        An outcome with more than two classes and ``score`` one column per
+        class (a dict ``{level: column}``, a template ``"p_{level}"``, or
+        ``{model: ...}`` for several models): per-class (one-vs-rest) or
+        per-pair areas and their ``average``, as a
+        :class:`~aucpr_stats.multiclass.MulticlassResult` (``docs/multiclass.md``).
+    average : {"macro", "weighted", "micro", "all"} or list, optional
+        With ``multiclass=``: the averages reported beside the classes.
 
     Returns
     -------
@@ -294,6 +305,12 @@ def aucpr(
     >>> round(aucpr("y ~ s", data=df, estimator="average_precision").estimate, 4)
     0.7556
     """
+    if multiclass is not None:
+        refuse_binary_arguments(positive=positive, negative=negative, fold=fold, recall=recall,
+                                prevalence=prevalence, imputation=imputation, direction=direction)
+        return multiclass_areas("aucpr", data_or_formula, data, outcome, score, by, multiclass=multiclass,
+                                average=average, estimator=estimator, ties=ties, weights=weights, cluster=cluster,
+                                missing=missing)
     return _estimate("aucpr", estimator, data_or_formula, data, outcome, score, by, positive=positive,
                      missing=missing, fold=fold, ties=ties,
                      partial={"recall": recall, "standardized": standardized},
@@ -321,6 +338,8 @@ def auroc(
     weights: str | None = None,
     cluster: str | None = None,
     imputation: str | None = None,
+    multiclass: str | None = None,
+    average: Any = None,
 ) -> AurocResult:
     """Area under the ROC curve (A', ties counted one half), per group.
 
@@ -403,6 +422,14 @@ def auroc(
         statistic is estimated on every imputed data set and pooled by Rubin's
         rules (on the logit scale for areas), giving an
         :class:`~aucpr_stats.pooling.ImputedResult` (``docs/pooling.md``).
+    multiclass : {"ovr", "ovo", "hand_till"}, optional
+        An outcome with more than two classes and ``score`` one column per
+        class (a dict ``{level: column}``, a template ``"p_{level}"``, or
+        ``{model: ...}`` for several models): per-class (one-vs-rest) or
+        per-pair areas and their ``average``, as a
+        :class:`~aucpr_stats.multiclass.MulticlassResult` (``docs/multiclass.md``).
+    average : {"macro", "weighted", "micro", "all"} or list, optional
+        With ``multiclass=``: the averages reported beside the classes.
 
     Returns
     -------
@@ -445,6 +472,12 @@ def auroc(
     >>> auroc(df, "y", "s").estimate  # positives beat (2 + 1/2 + 0) of 2 negatives each
     0.4166666666666667
     """
+    if multiclass is not None:
+        refuse_binary_arguments(positive=positive, negative=negative, specificity=specificity,
+                                sensitivity=sensitivity, imputation=imputation, direction=direction)
+        return multiclass_areas("auroc", data_or_formula, data, outcome, score, by, multiclass=multiclass,
+                                average=average, estimator=estimator, ties=DEFAULT_TIES, weights=weights,
+                                cluster=cluster, missing=missing)
     return _estimate("auroc", estimator, data_or_formula, data, outcome, score, by, positive=positive,
                      missing=missing,
                      partial={"specificity": specificity, "sensitivity": sensitivity, "standardized": standardized},

@@ -23,6 +23,7 @@ import polars as pl
 from . import api, cli_commands
 from . import __version__
 from .cli_commands.compare import run_compare
+from .cli_commands.multiclass import run_multiclass
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from .estimators.tie_blocks import DEFAULT_TIES, TIES
 from . import _validate
@@ -165,6 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--estimator", action="append", choices=[*PR_ESTIMATORS, "all"], metavar="NAME",
                        help=f"AUCPR estimator (default {DEFAULT_PR_ESTIMATOR}); repeat for several, or 'all'. "
                             f"Choices: {', '.join(PR_ESTIMATORS)}")
+    stats.add_argument("--multiclass", choices=["ovr", "ovo", "hand_till"], default=None,
+                       help="an outcome of more than two classes, --score one column per class (a template "
+                            "'p_{level}'): one-vs-rest, pairwise or Hand & Till areas (docs/multiclass.md)")
+    stats.add_argument("--average", action="extend", nargs="+", choices=["macro", "weighted", "micro", "all"],
+                       help="with --multiclass: the averages beside the classes (default all)")
     stats.add_argument("--ties", choices=list(TIES), default=DEFAULT_TIES,
                        help="how AUCPR crosses a tie block holding both classes: 'interpolate' (default; as a "
                             "random order of the tied rows would, on average) or 'published' (the literal "
@@ -286,6 +292,10 @@ def _run(args: argparse.Namespace) -> Any:
         raise InputError(f"--raw prints text or csv; got --format {args.format}")
     frame = read_input(args.file)
     outcome, score, by = columns_from_args(args)
+    if args.multiclass or args.average:
+        if not args.multiclass:
+            raise InputError("--average is for a multiclass outcome: add --multiclass ovr (or ovo, hand_till)")
+        return run_multiclass(args, frame, outcome, score, by)
     positive = positive_value(args.positive, frame, outcome)
     args.negative = ([positive_value(t, frame, outcome, "--negative") for t in args.negative] if args.negative
                      else None)

@@ -652,6 +652,7 @@ def render(results: dict) -> str:
     lines += _calibration_section()
     lines += _net_benefit_section()
     lines += _pooling_section()
+    lines += _multiclass_section()
     return "\n".join(lines)
 
 
@@ -759,6 +760,20 @@ POOLING_STUDIES = (
     ("Pooling across imputations: size of the pooled comparison and of the D1/D2 heterogeneity tests",
      "imputation_tests_size.py", "imputation_tests_size_results.md"),
 )
+
+
+#: The multiclass studies (docs/multiclass.md): (heading, script, results page), kept on regeneration.
+MULTICLASS_STUDIES = (
+    ("Multiclass areas: DeLong and bootstrap intervals of per-class areas and their averages, and the size of "
+     "the paired comparison", "multiclass_coverage.py", "multiclass_coverage_results.md"),
+)
+
+
+def _multiclass_section() -> list[str]:
+    """The coverage and size studies of ``multiclass=`` (their own script)."""
+    return _studies("Multiclass areas", "Measured by their own script, with truths from very large samples of the "
+                    "data-generating model; what each method assumes and where it fails is in "
+                    "[Multiclass outcomes](multiclass.md).", MULTICLASS_STUDIES)
 
 
 def _pooling_section() -> list[str]:

@@ -62,6 +62,17 @@ def main() -> None:
         meta = auroc(cohort, "disease", ["model_a", "model_b"], by="site").meta()
     ax = meta.plot(title="AUROC of two models across four sites, random effects (synthetic cohort)")
     ax.figure.savefig(OUT / "meta_forest_by_site.png", dpi=110, bbox_inches="tight")
+    wine = pl.read_csv("data/wine_oof.csv")
+    models = {"full": "full_{level}", "short": "short_{level}"}
+    auroc(wine, "cultivar", models, multiclass="ovr").plot(
+        title="One-vs-rest ROC curves of two models of the cultivar (wine, out of fold)").savefig(
+        OUT / "multiclass_roc_curves.png", dpi=110)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small classes: the notes say so
+        intervals = auroc(wine, "cultivar", "short_{level}", by="colour", multiclass="ovr",
+                          average=["macro", "micro"]).conf_int()
+    intervals.plot(title="AUROC of the short model per cultivar and colour band (wine, out of fold)").savefig(
+        OUT / "multiclass_forest.png", dpi=110, bbox_inches="tight")
     print(f"wrote figures to {OUT}")
 
 

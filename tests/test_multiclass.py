@@ -401,3 +401,15 @@ def test_bootstrap_does_not_depend_on_row_order_threads_or_frame(seed):
     second = aucpr(shuffled, "y", "p_{level}", multiclass="ovr", average="all").conf_int(n_boot=60, seed=seed)
     np.testing.assert_array_equal(first.lower, second.lower)
     np.testing.assert_array_equal(first.upper, second.upper)
+
+
+def test_weighted_class_interval_is_the_binary_weighted_delong():
+    wine = pl.read_csv(REFERENCE.parents[1] / "data" / "wine_oof.csv").with_columns(
+        w=(pl.int_range(pl.len()) % 4 + 1) * 0.5)
+    got = auroc(wine, "cultivar", "short_{level}", multiclass="ovr", weights="w").conf_int().to_polars()
+    for level in ("barbera", "barolo", "grignolino"):
+        binary = auroc(wine.with_columns(case=pl.col("cultivar") == level), "case", f"short_{level}",
+                       weights="w").conf_int("delong")
+        row = got.filter(pl.col("class") == level)
+        assert row["estimate"][0] == pytest.approx(binary["estimate"][0], abs=1e-14)
+        assert row["se"][0] == pytest.approx(binary["se"][0], rel=1e-12)

@@ -58,6 +58,8 @@ def multiclass_areas(metric: str, data_or_formula: Any, data: Any, outcome: Any,
     if layout.micro:
         micro = micro_cells(rows.group, rows.y, rows.scores, rows.weights, n_groups)
         reported[..., -1] = evaluate(micro.ties, chosen)[:, 0].reshape(n_groups, n_models)
+        # with one class only, the cells rank other classes' scores of the same rows: not a discrimination
+        reported[(rows.class_counts() > 0).sum(axis=1) < 2, :, -1] = np.nan
     notes = _notes(rows, layout, reported)
     result = MulticlassResult(metric=metric, scheme=scheme, outcome=outcome, rows=rows, layout=layout,
                               cells=cells, micro=micro, records=tuple(chosen), area_values=area_values,
@@ -97,9 +99,11 @@ def _notes(rows: Rows, layout: Layout, reported: np.ndarray) -> np.ndarray:
         if layout.micro:
             for m in range(n_models):
                 off = int(rows.off_simplex[m, g])
-                if absent:
-                    notes[g, m, -1] = (f"no rows of class{'es' * (len(absent) > 1)} {', '.join(map(repr, absent))}: "
-                                       "the micro average then ranks other classes' scores of the same rows")
+                if len(absent) >= rows.n_levels - 1:
+                    notes[g, m, -1] = "undefined: fewer than two classes with rows"
+                elif absent:
+                    notes[g, m, -1] = (f"no rows of class{'es' * (len(absent) > 1)} {', '.join(map(repr, absent))} "
+                                       "(their cells are all controls)")
                 elif off and notes[g, m, -1] is None:
                     notes[g, m, -1] = (f"{off} row{'s' * (off != 1)} not probabilities summing to 1: the micro "
                                        "average ranks different classes' scores together")

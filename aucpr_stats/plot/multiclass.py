@@ -71,7 +71,8 @@ def multiclass_curves(result: Any, ax: Any = None, *, title: str | None = None):
             if tp.size == 0 or tp[-1] == 0 or fp[-1] == 0:
                 continue
             area = result.estimates[g, m, k]
-            label = f"{level}: {area:.3f} ({counts[g, k]} cases)"
+            shown = f"{area:.3f}" if area < 0.995 or area == 1 else f"{area:.4f}"  # 0.9995 is not 1.000
+            label = f"{level}: {shown} ({counts[g, k]} cases)"
             if roc:
                 axis.plot(np.r_[0, fp / fp[-1]], np.r_[0, tp / tp[-1]], color=colours(k % 10), lw=1.6, label=label)
             else:
@@ -84,7 +85,8 @@ def multiclass_curves(result: Any, ax: Any = None, *, title: str | None = None):
         axis.set_aspect("equal")
         axis.set_xlabel("1 - specificity (false positive rate)" if roc else "recall (sensitivity)")
         axis.set_ylabel("sensitivity (true positive rate)" if roc else "precision (positive predictive value)")
-        heading = groups[g] + (f", {result.models[m]}" if result.n_models > 1 else "")
+        parts = ([groups[g]] if rows.by else []) + ([f"model {result.models[m]}"] if result.n_models > 1 else [])
+        heading = ", ".join(parts)
         axis.set_title(heading, fontsize=10)
         axis.legend(title="class: area (cases)", fontsize=8, title_fontsize=8,
                     loc="lower right" if roc else "lower left")
@@ -127,7 +129,11 @@ def multiclass_forest(frame: Any, *, metric: str, by: Any = (), title: str | Non
                     axis.plot(estimate, y, "s", color="black", ms=5)
                 text = f"{estimate:.{digits}f} ({lower:.{digits}f}\u2013{upper:.{digits}f})"
             else:
-                text = "NA"
+                note = row.get("note") or ""
+                text = ("no rows of this class" if note.startswith("no rows of class") else
+                        "the only class in the group" if note.startswith("only class") else
+                        "undefined: a class has no rows" if "no rows of class" in note or "fewer than two" in note
+                        else "NA")
             axis.annotate(text, xy=(1.02, y), xycoords=("axes fraction", "data"), va="center", fontsize=8)
             if metric == "aucpr" and row.get("prevalence") is not None:
                 axis.plot(row["prevalence"], y, "|", color="0.55", ms=9)
@@ -145,5 +151,5 @@ def multiclass_forest(frame: Any, *, metric: str, by: Any = (), title: str | Non
     axis.annotate("estimate (CI)", xy=(1.02, n_lines - 0.3), xycoords=("axes fraction", "data"), fontsize=8,
                   fontweight="bold", va="bottom")
     if title:
-        axis.set_title(title, fontsize=10)
+        fig.suptitle(title, fontsize=10)
     return fig

@@ -413,3 +413,37 @@ def test_weighted_class_interval_is_the_binary_weighted_delong():
         row = got.filter(pl.col("class") == level)
         assert row["estimate"][0] == pytest.approx(binary["estimate"][0], abs=1e-14)
         assert row["se"][0] == pytest.approx(binary["se"][0], rel=1e-12)
+
+
+def pair_influence(y: np.ndarray, p: np.ndarray, j: int, k: int) -> np.ndarray:
+    """Each row's linearisation term of A(j|k): column j separating class j from class k, every pair of rows."""
+    cases, controls = np.flatnonzero(y == j), np.flatnonzero(y == k)
+    kernel = (p[cases, j][:, None] > p[controls, j][None, :]) + 0.5 * (p[cases, j][:, None] == p[controls, j][None, :])
+    phi = np.zeros(y.size)
+    phi[cases] = (kernel.mean(axis=1) - kernel.mean()) / cases.size
+    phi[controls] = (kernel.mean(axis=0) - kernel.mean()) / controls.size
+    return phi
+
+
+@pytest.mark.parametrize("name", ["k4_imbalanced", "k5_ties"])
+def test_hand_till_and_micro_delong_variance_from_every_pair(name):
+    frame = load(name)
+    levels = levels_of(frame)
+    y = np.searchsorted(levels, frame["y"].to_numpy())
+    p = matrix(frame)
+    n, n_levels = y.size, len(levels)
+    ordered = [(j, k) for j in range(n_levels) for k in range(n_levels) if j != k]
+    m_phi = np.mean([pair_influence(y, p, j, k) for j, k in ordered], axis=0)
+    got = column(auroc(frame, "y", "p_{level}", multiclass="hand_till").conf_int(), "se")
+    assert got["macro"] == pytest.approx(np.sqrt(n / (n - 1) * np.sum(m_phi**2)), rel=1e-12)
+    # micro: one area over the n x K cells; a row's term is the sum of its K cells' terms
+    cell_score, cell_case = p.ravel(), (y[:, None] == np.arange(n_levels)).ravel()
+    cases, controls = np.flatnonzero(cell_case), np.flatnonzero(~cell_case)
+    kernel = ((cell_score[cases][:, None] > cell_score[controls][None, :])
+              + 0.5 * (cell_score[cases][:, None] == cell_score[controls][None, :]))
+    cell_phi = np.zeros(cell_score.size)
+    cell_phi[cases] = (kernel.mean(axis=1) - kernel.mean()) / cases.size
+    cell_phi[controls] = (kernel.mean(axis=0) - kernel.mean()) / controls.size
+    row_phi = cell_phi.reshape(n, n_levels).sum(axis=1)
+    micro = column(auroc(frame, "y", "p_{level}", multiclass="ovr", average="micro").conf_int(), "se")["micro"]
+    assert micro == pytest.approx(np.sqrt(n / (n - 1) * np.sum(row_phi**2)), rel=1e-12)

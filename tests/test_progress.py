@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 import sys
 import warnings
 
@@ -167,3 +168,40 @@ def test_a_long_loop_without_a_bar_says_how_long_it_will_take():
         quick.update(999)  # 6 s for 999 of 1,000: nothing to say
         silent.update(1)  # progress=False: never
     assert not [w for w in caught if issubclass(w.category, LongComputationWarning)]
+
+
+def test_roc_band_and_multiclass_bootstrap_bars_and_same_numbers(capsys):
+    from aucpr_stats import roc_curve
+
+    curve = roc_curve(_data(300), "y", "a", by="g")
+    shown = curve.band(n_boot=60, seed=2, grid=21, progress=True)
+    assert "ROC band" in capsys.readouterr().err
+    quiet = curve.band(n_boot=60, seed=2, grid=21, progress=False)
+    assert capsys.readouterr().err == ""
+    assert shown.to_polars().equals(quiet.to_polars())
+    pointwise = curve.intervals(specificity=[0.8, 0.9], n_boot=40, seed=2, progress=True)
+    assert "ROC band" in capsys.readouterr().err and pointwise.lower.shape[1] == 2
+    wine = pl.read_csv(Path(__file__).resolve().parents[1] / "data" / "wine_oof.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallSampleWarning)
+        result = aucpr(wine, "cultivar", "short_{level}", multiclass="ovr", average="macro")
+        shown = result.conf_int(n_boot=50, seed=4, progress=True)
+        assert "multiclass bootstrap" in capsys.readouterr().err
+        quiet = result.conf_int(n_boot=50, seed=4, progress=False)
+    assert capsys.readouterr().err == ""
+    assert shown.to_polars().equals(quiet.to_polars())
+
+
+def test_simulation_loops_draw_bars_and_are_bounded(monkeypatch, capsys):
+    """Planning and the simulation studies run through progress_bar (a bar, or the timing without one: tested
+    above) and refuse a huge n_sim before allocating."""
+    from aucpr_stats import bias_study, power
+    from aucpr_stats.exceptions import InputError
+
+    monkeypatch.setenv(progress_module.ENV_VARIABLE, "1")  # a bar even off a terminal
+    bias_study("offset_uniform", n_total=[100, 200], estimators="average_precision", n_sims=40, seed=1)
+    assert "bias study" in capsys.readouterr().err
+    power(aucpr=0.2, n_pos=40, n_neg=360, n_sim=60, rng=1)
+    assert "simulating studies of 40 positives" in capsys.readouterr().err
+    with pytest.raises(InputError, match="lower `n_sim`"):
+        power(aucpr=0.2, n_pos=40, n_neg=360, n_sim=10**13, rng=1)

@@ -324,7 +324,7 @@ class RocCurveResult(_CurveResult):
         return super().evaluate(fpr, method)
 
     def band(self, level: float = 0.95, n_boot: int = 2000, grid: int | Sequence[float] = 99,
-             seed: Any = None, *, rng: Any = None) -> RocBandResult:
+             seed: Any = None, *, rng: Any = None, progress: bool | None = None) -> RocBandResult:
         """Simultaneous (sup-norm) stratified bootstrap band of the ROC curve of every group.
 
         The curve is read with straight lines between its points at ``grid``
@@ -333,6 +333,7 @@ class RocCurveResult(_CurveResult):
         ``level`` quantile of the replicates' largest deviation over the
         grid, clipped to [0, 1]. ``rng`` (SPEC 7; ``seed`` is its alias): the
         randomness of the bootstrap, each group drawing from its own stream.
+        ``progress``: a progress bar (:mod:`aucpr_stats.progress`).
         See :func:`aucpr_stats.curves.roc_band.roc_band`.
 
         Returns
@@ -343,10 +344,11 @@ class RocCurveResult(_CurveResult):
         """
         rng = _validate.rng_iv(rng, seed)
         refuse_weighted_band(self)
-        return roc_band(self, level=level, n_boot=n_boot, grid=grid, rng=rng)
+        return roc_band(self, level=level, n_boot=n_boot, grid=grid, rng=rng, progress=progress)
 
     def intervals(self, specificity: Sequence[float] | None = None, sensitivity: Sequence[float] | None = None,
-                  level: float = 0.95, n_boot: int = 2000, seed: Any = None, *, rng: Any = None) -> RocBandResult:
+                  level: float = 0.95, n_boot: int = 2000, seed: Any = None, *, rng: Any = None,
+                  progress: bool | None = None) -> RocBandResult:
         """Pointwise bootstrap percentile intervals: sensitivity at fixed specificities, or the reverse.
 
         ``specificity=[0.8, 0.9]`` is pROC's ``ci.se``; ``sensitivity=[...]``
@@ -356,4 +358,4 @@ class RocCurveResult(_CurveResult):
         rng = _validate.rng_iv(rng, seed)
         refuse_weighted_band(self)
         return roc_intervals(self, specificity=specificity, sensitivity=sensitivity, level=level, n_boot=n_boot,
-                             rng=rng)
+                             rng=rng, progress=progress)

@@ -32,6 +32,8 @@ Coverage of both is measured in ``benchmarks/roc_band_coverage.py``
 
 from __future__ import annotations
 
+import threading
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,6 +45,7 @@ from .. import _frames
 from .._validate import level_iv, n_boot_iv, rng_iv
 from ..exceptions import InputError, InputTypeError
 from ..report.display import TabularResult
+from ..progress import progress_bar, progress_iv
 from ..resample import Streams, check_allocation, evaluate_chunks, replicate_chunks
 from ..resample.designs import ClusterUnits
 from ..grouped import GroupedResult
@@ -82,7 +85,7 @@ def _reader(reading: str):
 
 
 def _replicates(ties: TieTable, usable: np.ndarray, streams: Streams, n_boot: int, read, grid: np.ndarray,
-                clusters: Any = None):
+                clusters: Any = None, progress: Any = None):
     """(usable groups, n_boot, m): the curve read on every bootstrap replicate of every usable group.
 
     Stratified by class, or with ``clusters`` (:class:`~aucpr_stats.ingest.FoldTables`) whole clusters
@@ -97,11 +100,16 @@ def _replicates(ties: TieTable, usable: np.ndarray, streams: Streams, n_boot: in
         table = ties.take(usable).collapsed()  # the straight-line curve reads negatives by runs only: exact
         chunks = replicate_chunks(table, n_boot, streams)
 
+    lock = threading.Lock()
+
     def evaluate(chunk) -> None:  # this chunk's (group, replicate) cells only; on the pool's threads
         with np.errstate(all="ignore"):
             out[chunk.segment, chunk.replicate] = read(chunk.table, grid)
+        with lock:
+            bar.update(len(chunk.segment))
 
-    evaluate_chunks(chunks, evaluate)
+    with progress_bar(usable.size * n_boot, "ROC band", progress) as bar:  # a bar, or a time estimate if long
+        evaluate_chunks(chunks, evaluate)
     return out
 
 
@@ -237,7 +245,7 @@ def _grid_iv(grid: Any, argument: str) -> np.ndarray:
     return np.unique(grid_iv(grid, argument))
 
 
-def _bootstrap(curve: Any, reading: str, grid: np.ndarray, n_boot: int, rng: Any):
+def _bootstrap(curve: Any, reading: str, grid: np.ndarray, n_boot: int, rng: Any, progress: Any = None):
     """Estimates (groups, m) and replicates (usable groups, n_boot, m), with the usable groups."""
     ties = curve.ties
     read = _reader(reading)
@@ -246,11 +254,11 @@ def _bootstrap(curve: Any, reading: str, grid: np.ndarray, n_boot: int, rng: Any
     if usable.size == 0:
         return estimate, usable, np.empty((0, n_boot, grid.size))
     streams = Streams.for_keys(rng, curve.keys[usable.tolist()], curve.by, "band")
-    return estimate, usable, _replicates(ties, usable, streams, n_boot, read, grid, curve.clusters)
+    return estimate, usable, _replicates(ties, usable, streams, n_boot, read, grid, curve.clusters, progress)
 
 
 def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 99, seed: Any = None,
-             rng: Any = None) -> RocBandResult:
+             rng: Any = None, progress: Any = None) -> RocBandResult:
     r"""Simultaneous sup-norm bootstrap band of the ROC curve of every group (see the module docstring).
 
     Parameters
@@ -272,6 +280,9 @@ def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 9
     rng : None, int, Generator or SeedSequence
         The randomness (SPEC 7): each group draws from its own stream, derived
         from ``rng`` and the group's key.
+    progress : bool or None
+        A progress bar (:mod:`aucpr_stats.progress`); without one, a band
+        projected to run over a minute says so in a ``LongComputationWarning``.
 
     Returns
     -------
@@ -290,7 +301,7 @@ def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 9
     """
     level, n_boot, rng = level_iv(level), n_boot_iv(n_boot), rng_iv(rng, seed)
     grid = _grid_iv(grid, "grid")
-    estimate, usable, replicates = _bootstrap(curve, "sensitivity", 1.0 - grid, n_boot, rng)
+    estimate, usable, replicates = _bootstrap(curve, "sensitivity", 1.0 - grid, n_boot, rng, progress_iv(progress))
     n_groups = curve.ties.n_segments
     lower = np.full((n_groups, grid.size), np.nan)
     upper = np.full((n_groups, grid.size), np.nan)
@@ -308,7 +319,8 @@ def roc_band(curve: Any, *, level: Any = 0.95, n_boot: Any = 2000, grid: Any = 9
 
 
 def roc_intervals(curve: Any, *, specificity: Sequence[float] | None = None, sensitivity: Sequence[float] | None = None,
-                  level: Any = 0.95, n_boot: Any = 2000, seed: Any = None, rng: Any = None) -> RocBandResult:
+                  level: Any = 0.95, n_boot: Any = 2000, seed: Any = None, rng: Any = None,
+                  progress: Any = None) -> RocBandResult:
     r"""Pointwise bootstrap percentile intervals of the sensitivity at fixed specificities, or the reverse.
 
     ``specificity=[...]`` gives pROC's ``ci.se`` (sensitivity at those
@@ -324,6 +336,8 @@ def roc_intervals(curve: Any, *, specificity: Sequence[float] | None = None, sen
         The alias of ``rng``; give one of the two.
     rng : None, int, Generator or SeedSequence
         The randomness (SPEC 7), one stream per group.
+    progress : bool or None
+        A progress bar (:mod:`aucpr_stats.progress`).
 
     Returns
     -------
@@ -356,7 +370,7 @@ def roc_intervals(curve: Any, *, specificity: Sequence[float] | None = None, sen
     grid = np.unique(grid_iv(values, axis))
     level, n_boot, rng = level_iv(level), n_boot_iv(n_boot), rng_iv(rng, seed)
     reading = "sensitivity" if axis == "specificity" else "specificity"
-    estimate, usable, replicates = _bootstrap(curve, reading, grid, n_boot, rng)
+    estimate, usable, replicates = _bootstrap(curve, reading, grid, n_boot, rng, progress_iv(progress))
     n_groups = curve.ties.n_segments
     lower = np.full((n_groups, grid.size), np.nan)
     upper = np.full((n_groups, grid.size), np.nan)

@@ -37,7 +37,9 @@ import polars as pl
 from ..distributions import normal_quantile as ndtri
 from ..estimators import PR_ESTIMATORS
 from ..estimators.engine import evaluate
+from ..progress import progress_bar
 from ..resample import root_sequence
+from ..resample.budget import check_allocation
 from ..simulate import INTERVAL_METHODS, simulate_ties
 
 __all__ = ["PILOT_POSITIVES", "search_size", "simulate_size"]
@@ -67,9 +69,11 @@ def simulate_size(scenario, n_pos: int, prevalence: float, *, estimator: str, me
     rng = np.random.default_rng(stream)
     record = PR_ESTIMATORS[estimator]
     block = max(1, _BLOCK_CELLS // (n_pos + n_neg))
+    check_allocation(2 * n_sim, f"a planning simulation of {n_sim} studies", "lower `n_sim`")
     lowers, uppers = [], []
     done = 0
-    while done < n_sim:
+    bar = progress_bar(n_sim, f"simulating studies of {n_pos} positives", None, unit="study")
+    while done < n_sim:  # the bar draws on a terminal; without one, a long run says its projected time
         size = min(block, n_sim - done)
         pos, neg = scenario.sample_arrays(size, n_pos, n_neg, rng)
         ties = simulate_ties(pos, neg)
@@ -79,6 +83,8 @@ def simulate_size(scenario, n_pos: int, prevalence: float, *, estimator: str, me
         lowers.append(np.asarray(lower, dtype=np.float64))
         uppers.append(np.asarray(upper, dtype=np.float64))
         done += size
+        bar.update(size)
+    bar.close()
     lower, upper = np.concatenate(lowers), np.concatenate(uppers)
     ok = np.isfinite(lower) & np.isfinite(upper)
     half = (upper - lower)[ok] / 2.0

@@ -39,6 +39,8 @@ from ..estimators import PR_ESTIMATORS
 from ..estimators.engine import evaluate
 from ..exceptions import InputError, InputTypeError
 from ..intervals import INTERVAL_METHODS as REGISTRY
+from ..progress import progress_bar
+from ..resample.budget import check_allocation
 from ..tables import tie_table_from_sorted
 from ..ties import TieTable
 from .arms import INTERVAL_METHODS
@@ -236,10 +238,13 @@ def bias_study(
     rows = []
     truth = _Truth()
     cells = _cells(scen, sizes, prevs)
+    check_allocation(n_sims * len(names), f"a bias study of {n_sims} data sets per cell", "lower `n_sims`")
+    bar = progress_bar(len(cells) * n_sims, "bias study", None, unit="data set")
     for (scenario, n, p), cell_rng in zip(cells, root.spawn(len(cells))):
         theta = truth(scenario, p)
         blocks = _simulate_cell(scenario, n, p, n_sims, cell_rng, block_size)
         estimates = np.concatenate([evaluate(table, chosen) for table, _ in blocks])
+        bar.update(n_sims)  # a bar on a terminal; without one, a time estimate if the study runs long
         n_pos, n_neg = class_counts(n, p)
         for j, name in enumerate(names):
             n_valid, mean, se = _mc_summary(estimates[:, j])
@@ -247,6 +252,7 @@ def bias_study(
             rows.append((scenario.label, n, p, n_pos, n_neg, name, n_sims, n_valid, theta,
                          mean, sd,
                          mean / theta, se / theta))
+    bar.close()
     schema = {"scenario": pl.String, "n_total": pl.Int64, "prevalence": pl.Float64, "n_pos": pl.Int64,
               "n_neg": pl.Int64, "estimator": pl.String, "n_sims": pl.Int64, "n_valid": pl.Int64,
               "true_aucpr": pl.Float64, "mean_estimate": pl.Float64, "sd_estimate": pl.Float64,
@@ -331,6 +337,9 @@ def coverage_study(
     rows = []
     truth = _Truth()
     cells = _cells(scen, sizes, prevs)
+    check_allocation(n_sims * (len(names) + 3 * len(pairs)), f"a coverage study of {n_sims} data sets per cell",
+                     "lower `n_sims`")
+    bar = progress_bar(len(cells) * n_sims, "coverage study", None, unit="data set")
     for (scenario, n, p), cell_rng in zip(cells, root.spawn(len(cells))):
         theta = truth(scenario, p)
         est_blocks = []
@@ -338,6 +347,7 @@ def coverage_study(
         for ties, method_rng in _simulate_cell(scenario, n, p, n_sims, cell_rng, block_size):
             estimates = evaluate(ties, [PR_ESTIMATORS[name] for name in names])
             est_blocks.append(estimates)
+            bar.update(estimates.shape[0])  # a bar on a terminal; without one, a time estimate if long
             arm_rngs = dict(zip(arms, method_rng.spawn(len(arms))))
             for j, name in enumerate(names):
                 for m in arms:
@@ -368,6 +378,7 @@ def coverage_study(
                 rows.append((scenario.name, n, p, n_pos, n_neg, name, m, level, n_sims, n_valid, theta,
                              mean / theta, se / theta, coverage, cov_se, width, width_se, ideal,
                              width / ideal if ideal > 0 else np.nan, loc_mean / theta, loc_se / theta))
+    bar.close()
     schema = {"scenario": pl.String, "n_total": pl.Int64, "prevalence": pl.Float64, "n_pos": pl.Int64,
               "n_neg": pl.Int64, "estimator": pl.String, "method": pl.String, "level": pl.Float64,
               "n_sims": pl.Int64, "n_valid": pl.Int64, "true_aucpr": pl.Float64, "bias_ratio": pl.Float64,

@@ -1,7 +1,9 @@
 """Progress bars for the long resampling loops, in one place.
 
-The bootstrap intervals, the confidence bands, the comparisons and the
-heterogeneity bootstrap call :func:`progress_bar` around their loops; this
+The bootstrap intervals, the confidence bands (PR and ROC), the
+comparisons, the heterogeneity bootstrap, the multiclass bootstrap, the
+planning simulation and the simulation studies call :func:`progress_bar`
+around their loops; this
 module decides whether a bar is drawn and draws it with `tqdm
 <https://tqdm.github.io>`_, an optional extra (``pip install
 aucpr-stats[progress]``). Without tqdm there is silently no bar.

@@ -447,3 +447,29 @@ def test_hand_till_and_micro_delong_variance_from_every_pair(name):
     row_phi = cell_phi.reshape(n, n_levels).sum(axis=1)
     micro = column(auroc(frame, "y", "p_{level}", multiclass="ovr", average="micro").conf_int(), "se")["micro"]
     assert micro == pytest.approx(np.sqrt(n / (n - 1) * np.sum(row_phi**2)), rel=1e-12)
+
+
+def test_clustered_paired_difference_of_one_class_is_obuchowskis_paired_test():
+    rng = np.random.default_rng(5)
+    n = 400
+    cluster = np.repeat(np.arange(100), 4)
+    frailty = rng.normal(size=100)[cluster]
+    y = rng.integers(0, 3, n)
+
+    def probabilities(shift: float) -> np.ndarray:
+        z = rng.normal(size=(n, 3)) + shift * (y[:, None] == np.arange(3)) + frailty[:, None] * np.array([1, 0, -1])
+        return np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+
+    p, q = probabilities(1.3), probabilities(0.9)
+    frame = pl.DataFrame({"y": y, "c": cluster, **{f"p_{k}": p[:, k] for k in range(3)},
+                          **{f"q_{k}": q[:, k] for k in range(3)}})
+    got = auroc(frame, "y", {"p": "p_{level}", "q": "q_{level}"}, multiclass="ovr", average="macro",
+                cluster="c").compare().to_polars()
+    for k in range(3):
+        binary = as_polars(compare(frame.with_columns(case=pl.col("y") == k), "case", [f"p_{k}", f"q_{k}"],
+                                   metric="auroc", cluster="c"))
+        assert binary["method"][0] == "obuchowski"
+        row = got.filter(pl.col("class") == str(k))
+        for name in ("difference", "se", "p_value"):
+            assert row[name][0] == pytest.approx(binary[name][0], rel=1e-10)
+    assert np.isfinite(got.filter(pl.col("class") == "macro")["se"][0])

@@ -86,7 +86,7 @@ def descending_within(segment: np.ndarray, score: np.ndarray) -> np.ndarray:
 
 
 def cells_table(segment: np.ndarray, row: np.ndarray, score: np.ndarray, positive: np.ndarray,
-                weight: np.ndarray | None, n_segments: int, order: np.ndarray | None = None) -> AreaCells:
+                weight: np.ndarray | None, n_segments: int, order: np.ndarray | slice | None = None) -> AreaCells:
     """Sort the cells by segment, then score descending, and count each segment's tie rows.
 
     ``order``, when the caller has it, is that sort. Counts are integers, or
@@ -94,7 +94,8 @@ def cells_table(segment: np.ndarray, row: np.ndarray, score: np.ndarray, positiv
     """
     if order is None:
         order = descending_within(segment, score)
-    segment, row, score, positive = segment[order], row[order], score[order], positive[order]
+    if not isinstance(order, slice):  # a slice: the cells are in that order already
+        segment, row, score, positive = segment[order], row[order], score[order], positive[order]
     starts = np.ones(score.size, dtype=bool)
     starts[1:] = (segment[1:] != segment[:-1]) | (score[1:] != score[:-1])
     tie_row = np.cumsum(starts) - 1
@@ -132,7 +133,10 @@ def area_cells(group: np.ndarray, y: np.ndarray, scores: np.ndarray, weights: np
             segment = (group[rows] * n_models + m) * n_areas + a
             parts.append((segment, rows, scores[m, column, rows], y[rows] == areas.positive[a]))
     segment, row, score, positive = (np.concatenate(p) for p in zip(*parts))
-    order = np.argsort(segment, kind="stable")  # merges the blocks, each sorted within its segments
+    if segment.size < 2 or bool(np.all(segment[1:] >= segment[:-1])):  # one group: the blocks come in order
+        order = slice(None)
+    else:
+        order = np.argsort(segment, kind="stable")  # merges the blocks, each sorted within its segments
     return cells_table(segment, row, score, positive, weights, n_groups * n_models * n_areas, order)
 
 

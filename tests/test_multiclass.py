@@ -333,7 +333,11 @@ def test_small_classes_are_noted_and_warned():
     with pytest.warns(SmallSampleWarning):
         got = auroc(frame, "y", "p_{level}", multiclass="ovr", average="macro").conf_int().to_polars()
     flagged = dict(zip(got["class"], got["note"].str.contains("small sample")))
-    assert flagged == {"1": False, "2": True, "3": True, "4": True, "macro": True}  # 40, 15, 8, 5 cases; macro
+    assert flagged == {"1": True, "2": True, "3": True, "4": True, "macro": True}  # 40, 15, 8, 5 cases (< 50)
+    wine = pl.read_csv(REFERENCE.parents[1] / "data" / "wine_oof.csv")
+    rows = auroc(wine, "cultivar", "short_{level}", multiclass="ovr").conf_int().to_polars()
+    noted = dict(zip(rows["class"], rows["note"].fill_null("").str.contains("small sample")))
+    assert noted == {"barbera": True, "barolo": False, "grignolino": False}  # 48, 59, 71 cases
 
 
 def test_curves_figure_has_one_line_per_class():

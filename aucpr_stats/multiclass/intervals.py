@@ -46,7 +46,7 @@ __all__ = ["MulticlassIntervals", "multiclass_intervals", "MIN_CASES", "METHODS"
 METHODS = {"auroc": ("delong", "bootstrap"), "aucpr": ("bootstrap",)}
 
 #: The fewest cases of the smallest class at which each method's coverage held in the grid (docs/validation.md).
-MIN_CASES = {"delong": 30, "bootstrap": 30}
+MIN_CASES = {"delong": 50, "bootstrap": 200}  # benchmarks/multiclass_coverage_results.md (moderate models)
 
 #: An area is near the boundary when min(cases, controls) x (1 - area) is below this (the binary rule).
 MIN_BOUNDARY_COUNT = 10

@@ -49,6 +49,7 @@ from .results import AucprResult, AurocResult, CalibrationResult
 from .results_net_benefit import NetBenefitResult
 from .pooling import ImputedResult, MetaResult
 from .multiclass import MulticlassComparison, MulticlassIntervals, MulticlassResult
+from .survival import TimeDependentComparison, TimeDependentIntervals, TimeDependentResult
 
 __version__ = "0.1.0"
 
@@ -145,6 +146,9 @@ __all__ = [
     "MulticlassResult",
     "MulticlassIntervals",
     "MulticlassComparison",
+    "TimeDependentResult",
+    "TimeDependentIntervals",
+    "TimeDependentComparison",
     "ImputedCutoffs",
     "MetaResult",
     "PlanResult",

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _validate
-from .api import warn_undefined
+from .binary_estimate import warn_undefined
 from .estimators.calibration_curve import DEFAULT_KNOTS, KNOT_QUANTILES
 from .estimators.engine import evaluate
 from .estimators.registry import CALIBRATION_STATISTICS, calibration_records

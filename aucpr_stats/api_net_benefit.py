@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 
 from . import _validate
-from .api import warn_undefined
+from .binary_estimate import warn_undefined
 from .estimators.engine import evaluate
 from .estimators.net_benefit import DEFAULT_THRESHOLDS, NET_BENEFIT_STATISTICS, POLICIES, thresholds_iv
 from .estimators.registry import net_benefit_records

@@ -24,6 +24,7 @@ from . import api, cli_commands
 from . import __version__
 from .cli_commands.compare import run_compare
 from .cli_commands.multiclass import run_multiclass
+from .cli_commands.time_to_event import run_time_to_event, wants_time_to_event
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from .estimators.tie_blocks import DEFAULT_TIES, TIES
 from . import _validate
@@ -160,6 +161,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="aucpr at a stated population prevalence P (case-control samples): the negatives "
                              "are reweighted; intervals by the bootstrap")
 
+    survival = parser.add_argument_group("time to event (instead of --outcome; docs/time_to_event.md)")
+    survival.add_argument("--time", metavar="COLUMN", help="follow-up time (>= 0)")
+    survival.add_argument("--event", metavar="COLUMN", help="event indicator: 1 event, 0 censored")
+    survival.add_argument("--horizon", type=float, action="extend", nargs="+", metavar="T",
+                          help="horizon(s) t: cases are the events by t, controls the rows event-free after t")
+    survival.add_argument("--censoring-strata", metavar="COLUMN",
+                          help="fit the censoring distribution (Kaplan-Meier) within the levels of this column")
+
     stats = parser.add_argument_group("statistics")
     stats.add_argument("--metric", action="append", choices=list(METRICS), metavar="{aucpr,auroc}",
                        help="area to report: aucpr (default) or auroc; repeat for both")
@@ -291,6 +300,8 @@ def _run(args: argparse.Namespace) -> Any:
     if args.raw and args.format not in ("text", "csv"):
         raise InputError(f"--raw prints text or csv; got --format {args.format}")
     frame = read_input(args.file)
+    if wants_time_to_event(args):
+        return run_time_to_event(args, frame)
     outcome, score, by = columns_from_args(args)
     if args.multiclass or args.average:
         if not args.multiclass:

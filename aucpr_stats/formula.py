@@ -3,6 +3,7 @@
 The grammar is small on purpose::
 
     formula  :=  outcome "~" scores [ "|" groups ]
+    outcome  :=  name  |  "Surv(" name "," name ")"
     scores   :=  name ( "+" name )*
     groups   :=  name ( "+" name )*
     name     :=  identifier  |  `any text without backticks`
@@ -16,6 +17,10 @@ every result), and the part after ``|`` the grouping columns (``by``).
 :func:`resolve` is called at the top of every public entry point, so
 ``aucpr("y ~ s | site", data=df)``, ``aucpr(df, "y ~ s | site")`` and
 ``aucpr(df, "y", "s", by="site")`` mean the same.
+
+A time-to-event outcome is written as in R's survival package,
+``"Surv(time, event) ~ s | site"``, for :func:`~aucpr_stats.aucpr` and
+:func:`~aucpr_stats.auroc` with ``horizon=`` (time-dependent areas).
 """
 
 from __future__ import annotations
@@ -27,11 +32,27 @@ import attrs
 from ._validate import shown
 from .exceptions import InputError, InputTypeError
 
-__all__ = ["Formula", "FormulaError", "parse_formula", "resolve"]
+__all__ = ["Formula", "FormulaError", "SurvivalOutcome", "parse_formula", "resolve", "is_survival_formula"]
 
 
 class FormulaError(InputError):
     """A formula string could not be parsed; the message gives the position."""
+
+
+@attrs.frozen
+class SurvivalOutcome:
+    """The left side ``Surv(time, event)`` of a formula: the time and event columns."""
+
+    time: str
+    event: str
+
+    def __str__(self) -> str:
+        return f"Surv({self.time}, {self.event})"
+
+
+def is_survival_formula(*values: Any) -> bool:
+    """Whether any of ``values`` is a formula string whose left side is ``Surv(...)``."""
+    return any(isinstance(v, str) and "~" in v and v.split("~", 1)[0].strip().startswith("Surv(") for v in values)
 
 
 @attrs.frozen
@@ -46,11 +67,15 @@ class Formula:
         The score column(s) (right of ``~``, joined by ``+``).
     by : tuple of str
         The grouping columns (after ``|``, joined by ``+``); empty if none.
+    survival : SurvivalOutcome, optional
+        The time and event columns of a ``Surv(time, event)`` left side
+        (``outcome`` then reads ``"Surv(time, event)"``).
     """
 
     outcome: str
     scores: tuple[str, ...]
     by: tuple[str, ...] = ()
+    survival: SurvivalOutcome | None = attrs.field(default=None, repr=False)
 
     @property
     def score(self) -> str | list[str]:
@@ -61,11 +86,12 @@ class Formula:
         def show(name: str) -> str:
             return name if _is_identifier(name) else f"`{name}`"
 
-        text = f"{show(self.outcome)} ~ {' + '.join(map(show, self.scores))}"
+        left = self.outcome if self.survival is not None else show(self.outcome)
+        text = f"{left} ~ {' + '.join(map(show, self.scores))}"
         return text + (f" | {' + '.join(map(show, self.by))}" if self.by else "")
 
 
-_OPERATORS = {"~": "'~'", "+": "'+'", "|": "'|'"}
+_OPERATORS = {"~": "'~'", "+": "'+'", "|": "'|'", "(": "'('", ")": "')'", ",": "','"}
 
 
 def _is_name_start(ch: str) -> bool:
@@ -179,9 +205,25 @@ def parse_formula(text: Any) -> Formula:
             names.append(expect_name(f"{context} after '+'"))
         return names
 
+    def expect(kind: str, context: str) -> None:
+        nonlocal pos
+        tok = peek()
+        if tok is None or tok[0] != kind:
+            raise _error(text, end if tok is None else tok[2], f"expected {_OPERATORS[kind]} {context}")
+        pos += 1
+
     if tokens[0][0] == "~":
         raise _error(text, tokens[0][2], "expected the outcome column before '~'")
     outcome = expect_name("the outcome column")
+    survival = None
+    if outcome == "Surv" and (tok := peek()) is not None and tok[0] == "(":
+        pos += 1
+        time = expect_name("the time column in Surv(time, event)")
+        expect(",", "between the time and event columns of Surv(time, event)")
+        event = expect_name("the event column in Surv(time, event)")
+        expect(")", "closing Surv(time, event)")
+        survival = SurvivalOutcome(time, event)
+        outcome = str(survival)
     tok = peek()
     if tok is None:
         raise _error(text, end, "expected '~' after the outcome column but the formula ends")
@@ -210,7 +252,7 @@ def parse_formula(text: Any) -> Formula:
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise FormulaError(f"bad formula {text!r}: {label} column(s) {dupes} named more than once")
-    return Formula(outcome=outcome, scores=tuple(scores), by=tuple(by))
+    return Formula(outcome=outcome, scores=tuple(scores), by=tuple(by), survival=survival)
 
 
 def _frame_or_path(value: Any) -> bool:
@@ -219,7 +261,7 @@ def _frame_or_path(value: Any) -> bool:
 
 
 def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, function: str = "aucpr",
-            is_data: Callable[[Any], bool] = _frame_or_path) -> tuple:
+            is_data: Callable[[Any], bool] = _frame_or_path, survival: bool = False) -> tuple:
     """Turn the formula or column interface of an entry point into ``(data, outcome, score, by)``.
 
     Accepted calls (``f`` is any public entry point):
@@ -242,6 +284,9 @@ def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, functio
         Whether a value is data (a frame, a Parquet path) rather than a
         formula or a column name: the reader's one detection
         (:func:`aucpr_stats.ingest.source.is_data`).
+    survival : bool
+        Whether the caller takes a ``Surv(time, event)`` outcome (returned as
+        a :class:`SurvivalOutcome`); refused otherwise.
 
     Raises
     ------
@@ -285,4 +330,8 @@ def resolve(first: Any, data: Any, outcome: Any, score: Any, by: Any, *, functio
             "give the columns either in the formula or as arguments, not both"
         )
     parsed = parse_formula(formula)
-    return data, parsed.outcome, parsed.score, (list(parsed.by) or None)
+    if parsed.survival is not None and not survival:
+        raise FormulaError(f"{function}() takes a binary outcome; {parsed.outcome} is a time-to-event outcome, "
+                           "taken by aucpr() and auroc() with horizon= (time-dependent areas)")
+    outcome = parsed.survival if parsed.survival is not None else parsed.outcome
+    return data, outcome, parsed.score, (list(parsed.by) or None)

@@ -59,12 +59,13 @@ def segment_cumsum(values, offsets: np.ndarray) -> np.ndarray:
     (exact); floating-point values (weighted counts) are summed from each
     segment's first row, so a segment gets the bits it gets alone, whatever
     the other segments hold (a running sum across segments would leave it
-    the rounding error of every earlier segment).
+    the rounding error of every earlier segment). Floating-point ``values``
+    may have leading axes: the sums run along the last one.
     """
     values = np.asarray(values)
     offsets = np.asarray(offsets)
     if offsets.size <= 2:
-        return np.cumsum(values)
+        return np.cumsum(values, axis=-1)
     if values.dtype.kind in "fc":
         return _restarted_cumsum(values, offsets)
     total = np.cumsum(values)
@@ -91,7 +92,7 @@ def _restarted_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         if length == 0:
             continue
         rows = starts[order[begin:end], None] + np.arange(length)
-        out[rows] = np.cumsum(values[rows], axis=1)
+        out[..., rows] = np.cumsum(values[..., rows], axis=-1)  # leading axes: one sum per row of them
     return out
 
 

@@ -653,6 +653,7 @@ def render(results: dict) -> str:
     lines += _net_benefit_section()
     lines += _pooling_section()
     lines += _multiclass_section()
+    lines += _survival_section()
     return "\n".join(lines)
 
 
@@ -767,6 +768,21 @@ MULTICLASS_STUDIES = (
     ("Multiclass areas: DeLong and bootstrap intervals of per-class areas and their averages, and the size of "
      "the paired comparison", "multiclass_coverage.py", "multiclass_coverage_results.md"),
 )
+
+
+#: The time-to-event studies (docs/time_to_event.md): (heading, script, results page), kept on regeneration.
+SURVIVAL_STUDIES = (
+    ("Time-to-event areas: influence-function and bootstrap intervals of AUC(t) and AP(t) under 0-60% "
+     "censoring, the simultaneous band, and the size of the paired comparison", "survival_coverage.py",
+     "survival_coverage_results.md"),
+)
+
+
+def _survival_section() -> list[str]:
+    """The coverage and size studies of ``time=``/``event=``/``horizon=`` (their own script)."""
+    return _studies("Time-to-event areas", "Measured by their own script, with truths from a very large "
+                    "uncensored sample of the data-generating model; what each method assumes and where it fails "
+                    "is in [Time-to-event outcomes](time_to_event.md).", SURVIVAL_STUDIES)
 
 
 def _multiclass_section() -> list[str]:

@@ -19,6 +19,7 @@ import polars as pl
 
 from .._validate import choice_iv, columns_exist, names_iv, shown
 from ..exceptions import InputError, InputTypeError, MissingValueError, OutcomeError
+from ..ingest.row_columns import cluster_codes, group_codes, row_numbers, weight_column
 from ..ingest.source import detect
 from .spec import Models, declared_levels, level_text, score_columns
 
@@ -148,9 +149,6 @@ def _levels(frame: pl.DataFrame, outcome: str, score: Any, columns: Sequence[str
     return tuple(declared)
 
 
-def _row_numbers(mask: np.ndarray, limit: int = 5) -> str:
-    rows = np.flatnonzero(mask)[:limit]
-    return ", ".join(str(int(r)) for r in rows) + (", ..." if mask.sum() > limit else "")
 
 
 def _float_matrix(frame: pl.DataFrame, models: Models) -> np.ndarray:
@@ -190,27 +188,27 @@ def read_rows(data: Any, outcome: str, score: Any, by: Any, *, weights: Any = No
         raise InputError("`data` has no rows")
     scores = _float_matrix(frame, models)
     y = _class_index(frame.get_column(outcome), levels)
-    w = _weights(frame, extra["weights"])
+    w = weight_column(frame, extra["weights"])
     bad = _missing_rows(frame, outcome, y, scores, models, w, extra["weights"], missing)
     if np.isinf(scores).any():
         m, k = (int(i[0]) for i in np.nonzero(np.isinf(scores).any(axis=2)))
         column = models.columns[m][k]
         rows = np.isinf(scores[m, k])
         raise InputError(f"score column {column!r} holds {int(rows.sum())} infinite value"
-                         f"{'s' * (int(rows.sum()) != 1)} (rows {_row_numbers(rows)}); scores must be finite")
+                         f"{'s' * (int(rows.sum()) != 1)} (rows {row_numbers(rows)}); scores must be finite")
     keep = ~bad
-    keys, group = _groups(frame, by)
+    keys, group = group_codes(frame, by)
     n_groups = keys.height if by else 1
     n_missing = np.bincount(group[bad], minlength=n_groups) if bad.any() else np.zeros(n_groups, np.int64)
     rows = np.flatnonzero(keep)
     rows = rows[np.argsort(group[rows], kind="stable")]
-    cluster_codes = _cluster_codes(frame, extra["cluster"], group, rows)
+    cluster = cluster_codes(frame, extra["cluster"], group, rows)
     scores = np.ascontiguousarray(scores[:, :, rows])
     deviation = np.abs(scores.sum(axis=1) - 1.0) > 1e-6
     deviation |= ((scores < 0) | (scores > 1)).any(axis=1)
     off = np.stack([np.bincount(group[rows], weights=d, minlength=n_groups) for d in deviation])
     return Rows(keys=keys, by=by, group=group[rows], y=y[rows], scores=scores,
-                weights=None if w is None else w[rows], cluster=cluster_codes, levels=levels, models=models,
+                weights=None if w is None else w[rows], cluster=cluster, levels=levels, models=models,
                 n_missing=n_missing.astype(np.int64), off_simplex=off.astype(np.int64), output=source.output)
 
 
@@ -225,18 +223,6 @@ def _class_index(series: pl.Series, levels: tuple) -> np.ndarray:
     return series.replace_strict(old, new, default=-1, return_dtype=pl.Int64).to_numpy()
 
 
-def _weights(frame: pl.DataFrame, column: Sequence[str]) -> np.ndarray | None:
-    if not column:
-        return None
-    name = column[0]
-    if not frame.schema[name].is_numeric():
-        raise InputTypeError(f"weights column {name!r} must be numeric; it holds {frame.schema[name]}")
-    w = frame.get_column(name).cast(pl.Float64).fill_null(np.nan).to_numpy()
-    bad = (w < 0) | np.isinf(w)
-    if bad.any():
-        raise InputError(f"weights column {name!r} holds {int(bad.sum())} negative or infinite value"
-                         f"{'s' * (int(bad.sum()) != 1)} (rows {_row_numbers(bad)}); weights must be finite and >= 0")
-    return w
 
 
 def _missing_rows(frame: pl.DataFrame, outcome: str, y: np.ndarray, scores: np.ndarray, models: Models,
@@ -250,33 +236,10 @@ def _missing_rows(frame: pl.DataFrame, outcome: str, y: np.ndarray, scores: np.n
     for column, mask in checks:
         if missing == "error" and mask.any():
             raise MissingValueError(f"column {column!r} holds {int(mask.sum())} missing value"
-                                    f"{'s' * (int(mask.sum()) != 1)} (rows {_row_numbers(mask)}); drop them first or "
+                                    f"{'s' * (int(mask.sum()) != 1)} (rows {row_numbers(mask)}); drop them first or "
                                     "pass missing='drop' (they are then counted per group in `n_missing`)")
         bad |= mask
     return bad
 
 
-def _groups(frame: pl.DataFrame, by: Sequence[str]) -> tuple[pl.DataFrame, np.ndarray]:
-    """The groups (sorted, nulls last) and each row's group index."""
-    if not by:
-        return pl.DataFrame(), np.zeros(frame.height, dtype=np.int64)
-    keys_of_rows = frame.select(by)
-    keys = keys_of_rows.unique().sort(list(by), nulls_last=True)
-    numbered = keys.with_row_index("__group")
-    joined = keys_of_rows.with_row_index("__row").join(numbered, on=list(by), how="left", nulls_equal=True)
-    group = np.empty(frame.height, dtype=np.int64)
-    group[joined.get_column("__row").to_numpy()] = joined.get_column("__group").to_numpy()
-    return keys, group
 
-
-def _cluster_codes(frame: pl.DataFrame, column: Sequence[str], group: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
-    """Cluster ids as integer codes, unique within group (a cluster split across groups counts in each)."""
-    if not column:
-        return None
-    series = frame.get_column(column[0])[rows]
-    if series.null_count() or (series.dtype.is_float() and series.is_nan().any()):
-        n = series.null_count() + (int(series.is_nan().sum()) if series.dtype.is_float() else 0)
-        raise MissingValueError(f"cluster column {column[0]!r} holds {n} missing id{'s' * (int(n) != 1)}; every row "
-                                "needs its cluster")
-    pairs = pl.DataFrame({"g": group[rows], "c": series})
-    return pairs.select(pl.struct("g", "c").rank("dense")).to_series().to_numpy().astype(np.int64) - 1

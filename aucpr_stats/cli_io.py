@@ -170,6 +170,9 @@ def columns_from_args(args: Any) -> tuple[Any, Any, Any]:
         if given:
             raise InputError(f"--formula replaces {', '.join(given)}; give one or the other")
         f = parse_formula(args.formula)
+        if f.survival is not None:
+            raise InputError(f"{f.outcome} is a time-to-event outcome: the main command takes it with --horizon "
+                             "(time-dependent areas); this command needs a binary outcome")
         return f.outcome, f.score, (list(f.by) or None)
     missing = [f"--{n}" for n in ("outcome", "score") if not getattr(args, n)]
     if missing:

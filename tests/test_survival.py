@@ -374,3 +374,26 @@ def test_undefined_areas_have_no_interval_or_spread():
         assert np.isnan(early_rows[column].to_numpy()).all()
     compared = quiet(result.compare).to_polars()
     assert np.isnan(compared["se"][0]) and np.isnan(compared["p_value"][0]) and np.isfinite(compared["se"][1])
+
+
+def test_a_large_group_is_resampled_in_blocks_with_the_same_numbers_as_alone():
+    big = simulated(2500, 30).with_columns(g=pl.lit("big"))  # 2,500 rows x 2 horizons x 700 > one chunk
+    small = simulated(300, 31, groups=True).select(big.columns)
+    options = dict(score="m1", time="t", event="d", horizon=[0.4, 0.9], by="g")
+    together = auroc(pl.concat([big, small]), **options).conf_int("bootstrap", n_boot=700, seed=4).to_polars()
+    alone_big = auroc(big, **options).conf_int("bootstrap", n_boot=700, seed=4).to_polars()
+    alone_small = auroc(small, **options).conf_int("bootstrap", n_boot=700, seed=4).to_polars()
+    assert together.filter(pl.col("g") == "big").equals(alone_big)
+    assert together.filter(pl.col("g") != "big").equals(alone_small)
+    influence = auroc(big, **options).conf_int().to_polars()
+    np.testing.assert_allclose(alone_big["se"].to_numpy(), influence["se"].to_numpy(), rtol=0.15)
+
+
+def test_a_group_without_usable_rows_keeps_its_row_and_says_why():
+    frame = simulated(300, 32, groups=True)
+    frame = frame.with_columns(t=pl.when(pl.col("g") == "a").then(None).otherwise(pl.col("t")))
+    with pytest.warns(DegenerateGroupWarning):
+        result = auroc(frame, score="m1", time="t", event="d", horizon=[0.4, 0.9], by="g", missing="drop")
+    for intervals in (result.conf_int(), result.conf_int("bootstrap", n_boot=50, seed=1)):
+        rows = intervals.to_polars().filter(pl.col("g") == "a")
+        assert rows["note"][0].startswith("no rows") and np.isnan(rows["lower"].to_numpy()).all()

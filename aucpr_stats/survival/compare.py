@@ -85,7 +85,7 @@ def compare_scores(result: Any, first: Any = None, second: Any = None, *, method
         lower, upper = difference - z_level * se, difference + z_level * se
     else:
         n_boot = n_boot_iv(n_boot)
-        reps = bootstrap_areas(result.rows, result.ranks, result.horizons, result.record, n_boot=n_boot,
+        reps = bootstrap_areas(result.rows, result.horizons, result.record, n_boot=n_boot,
                                seed=seed, progress=progress)
         diff_reps = reps[:, a] - reps[:, b]
         lower, upper = percentile_interval(diff_reps, level)

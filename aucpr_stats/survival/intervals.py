@@ -139,7 +139,7 @@ def _influence_band(est, se, covariance, centre, scaled_se, slope, level, scale,
 
 
 def _bootstrap(result: Any, level: float, band: bool, n_boot: int, seed: Any, progress: Any):
-    reps = bootstrap_areas(result.rows, result.ranks, result.horizons, result.record, n_boot=n_boot, seed=seed,
+    reps = bootstrap_areas(result.rows, result.horizons, result.record, n_boot=n_boot, seed=seed,
                            progress=progress)
     lower, upper = percentile_interval(reps, level)
     with warnings.catch_warnings():

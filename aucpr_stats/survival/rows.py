@@ -86,6 +86,19 @@ class SurvivalRows:
         """Row offsets of the groups (rows are sorted by group), shape (n_groups + 1,)."""
         return np.searchsorted(self.group, np.arange(self.n_groups + 1))
 
+    def take_groups(self, first: int, last: int) -> "SurvivalRows":
+        """The rows of groups ``first`` .. ``last - 1`` alone, renumbered from 0."""
+        bounds = self.group_bounds()
+        a, b = int(bounds[first]), int(bounds[last])
+        cell = self.cell[a:b]
+        cluster = None if self.cluster is None else self.cluster[a:b]
+        return attrs.evolve(
+            self, keys=self.keys[first:last] if self.by else self.keys, group=self.group[a:b] - first,
+            cell=cell - (cell.min() if cell.size else 0), time=self.time[a:b], event=self.event[a:b],
+            scores=self.scores[:, a:b], weights=None if self.weights is None else self.weights[a:b],
+            cluster=None if cluster is None else cluster - (cluster.min() if cluster.size else 0),
+            n_missing=self.n_missing[first:last])
+
 
 def _numeric(frame: pl.DataFrame, column: str, role: str) -> np.ndarray:
     dtype = frame.schema[column]

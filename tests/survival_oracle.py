@@ -2,7 +2,7 @@
 
 Every quantity is computed from scratch for each call, with plain loops and
 no code of the library: the reverse Kaplan-Meier estimate of the censoring
-(events first at tied times), the case weights 1/G(T_i-) and control weights
+(events first at tied times: they are not at risk of being censored then), the case weights 1/G(T_i-) and control weights
 1/G(t), all case-control pairs for AUC(t), and the precision above each case
 for AP(t) (a tie block crossed at its bottom: the ``ties="published"`` rule).
 The infinitesimal jackknife (each row's weight nudged by a relative ``eps``,
@@ -32,13 +32,13 @@ def censoring_km(t, d, w, strata=None, base=None):
         times = np.unique(t[keep])
         surv, g, shift = [], 1.0, 0.0
         for u in times:
-            at_risk = w[keep & (t >= u)].sum()
+            at_risk = w[keep & ((t > u) | ((t == u) & (d == 0)))].sum()  # events at u come first
             censored = w[keep & (t == u) & (d == 0)].sum()
             if base is None:
                 g *= (1.0 - censored / at_risk) if at_risk > 0 else 1.0
                 surv.append(g)
                 continue
-            at_risk0 = base[keep & (t >= u)].sum()
+            at_risk0 = base[keep & ((t > u) | ((t == u) & (d == 0)))].sum()
             censored0 = base[keep & (t == u) & (d == 0)].sum()
             g *= (1.0 - censored0 / at_risk0) if at_risk0 > 0 else 1.0
             shift += (censored / at_risk if at_risk > 0 else 0.0) - (censored0 / at_risk0 if at_risk0 > 0 else 0.0)

@@ -397,3 +397,46 @@ def test_a_group_without_usable_rows_keeps_its_row_and_says_why():
     for intervals in (result.conf_int(), result.conf_int("bootstrap", n_boot=50, seed=1)):
         rows = intervals.to_polars().filter(pl.col("g") == "a")
         assert rows["note"][0].startswith("no rows") and np.isnan(rows["lower"].to_numpy()).all()
+
+
+def test_every_input_type_gives_the_same_numbers():
+    frame = simulated(200, 33, groups=True)
+    options = dict(score=["m1", "m2"], time="t", event="d", horizon=[0.4, 0.9], by="g")
+    expected = auroc(frame, **options).conf_int().to_polars()
+    inputs = [frame.to_pandas(), frame.lazy(), frame.to_arrow()]
+    duckdb = pytest.importorskip("duckdb")
+    connection = duckdb.connect()
+    inputs.append(connection.from_arrow(frame.to_arrow()))
+    for data in inputs:
+        got = auroc(data, **options).conf_int()
+        got = got.to_polars()
+        assert got.equals(expected), type(data)
+
+
+REFERENCE = __import__("pathlib").Path(__file__).with_name("reference")
+
+
+@pytest.mark.parametrize("name", ["continuous", "tied"])
+def test_values_equal_risk_regression(name):
+    """riskRegression's Score(metrics = "auc", cens.model = "km") (tests/reference/survival_reference.R)."""
+    reference = __import__("json").loads((REFERENCE / "survival_reference.json").read_text())
+    data = pl.read_csv(REFERENCE / f"survival_rr_{name}.csv")
+    result = auroc(data, score=["m1", "m2"], time="t", event="d", horizon=reference["horizons"])
+    # without tied times the standard errors agree to rounding; with events and censorings tied,
+    # riskRegression's censoring term (its C++ code) differs from the jackknife-exact one by < 1e-3 relative
+    se_tolerance = 1e-10 if name == "continuous" else 1e-3
+    checked = 0
+    for record in (r for r in reference["records"] if r["file"] == name):
+        if "-" in record["marker"]:
+            first, second = record["marker"].split("-")
+            row = result.compare(first, second, conservative=record["conservative"]).to_polars().filter(
+                pl.col("horizon") == record["horizon"])
+            assert row["difference"][0] == pytest.approx(record["estimate"], abs=1e-12)
+            assert row["p_value"][0] == pytest.approx(record["p_value"], rel=10 * se_tolerance, abs=1e-12)
+        else:
+            row = result.conf_int(scale="identity", conservative=record["conservative"]).to_polars().filter(
+                (pl.col("score") == record["marker"]) & (pl.col("horizon") == record["horizon"]))
+            assert row["estimate"][0] == pytest.approx(record["estimate"], abs=1e-12)
+        assert row["se"][0] == pytest.approx(record["se"], rel=se_tolerance)
+        checked += 1
+    assert checked == 12

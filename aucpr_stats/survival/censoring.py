@@ -11,10 +11,11 @@ Dartigues & Jacqmin-Gadda 2013, section 2.2):
     \hat G(s) = \prod_{u \le s} \Bigl(1 - \frac{\Delta N^C(u)}{Y(u)}\Bigr),
 
 where :math:`\Delta N^C(u)` is the (weighted) number censored at time
-:math:`u` and :math:`Y(u)` the (weighted) number with :math:`T \ge u`: at a
-time shared by events and censorings the events count as happening first
-(the censored are still at risk of censoring at their own time), the usual
-reverse Kaplan-Meier convention.
+:math:`u` and :math:`Y(u)` the (weighted) number still at risk of being
+censored there: at a time shared by events and censorings the events count
+as happening first, so :math:`Y(u)` holds the rows with :math:`T > u` and
+those censored at :math:`u`, not the events at :math:`u` (the convention of
+riskRegression and prodlim's reverse Kaplan-Meier).
 
 A *cell* is a group, or a group and a censoring stratum
 (``censoring_strata=``): each cell gets its own fit. The fit is made for a
@@ -48,7 +49,8 @@ class CensoringFit:
     row_index : ndarray of int64, shape (n,)
         Each row's time as an index into ``times``.
     at_risk : ndarray of float64, shape (R, L)
-        :math:`Y(u)`, the weight with :math:`T \\ge u`.
+        :math:`Y(u)`, the weight at risk of being censored at :math:`u`
+        (:math:`T > u`, or censored at :math:`u`).
     hazard : ndarray of float64, shape (R, L)
         :math:`\\Delta N^C(u) / Y(u)` (0 where nobody is at risk).
     survival : ndarray of float64, shape (R, L)
@@ -114,8 +116,8 @@ def fit_censoring(cell: np.ndarray, time: np.ndarray, event: np.ndarray, weights
     >>> import numpy as np
     >>> fit = fit_censoring(np.zeros(4, int), np.array([1.0, 2.0, 2.0, 3.0]),
     ...                     np.array([True, False, True, False]), np.ones((1, 4)))
-    >>> fit.survival.round(4).tolist()  # 1 - 1/3 at time 2 (three at risk), 0 at 3
-    [[1.0, 0.6667, 0.0]]
+    >>> fit.survival.round(4).tolist()  # 1 - 1/2 at time 2 (the event there first: two at risk), 0 at 3
+    [[1.0, 0.5, 0.0]]
     """
     n = time.size
     new = np.ones(n, dtype=bool)
@@ -127,9 +129,11 @@ def fit_censoring(cell: np.ndarray, time: np.ndarray, event: np.ndarray, weights
     weights = np.atleast_2d(weights)
     total = np.add.reduceat(weights, starts, axis=1)
     censored = np.add.reduceat(weights * ~event, starts, axis=1)
-    # Y(u): the weight at times >= u within the cell, summed from the cell's last time (each cell alone)
+    # the weight at times >= u within the cell, summed from the cell's last time (each cell alone), less the
+    # events at u: they happen first and are no longer at risk of being censored
     reversed_offsets = offsets[-1] - offsets[::-1]
-    at_risk = segment_cumsum(total[:, ::-1], reversed_offsets)[:, ::-1]
+    at_risk = segment_cumsum(total[:, ::-1], reversed_offsets)[:, ::-1] - (total - censored)
+    at_risk[at_risk < 0] = 0.0  # rounding of a difference of sums: nobody left
     with np.errstate(divide="ignore", invalid="ignore"):
         hazard = np.where(at_risk > 0, censored / at_risk, 0.0)
     hazard = np.minimum(hazard, 1.0)

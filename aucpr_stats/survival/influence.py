@@ -19,21 +19,26 @@ placement values for AUC(t), the average precision gradient for AP(t)).
 subjects: for the cumulative censoring hazard,
 :math:`\hat\Lambda_C(s) - \Lambda_C(s) \approx \sum_i w_i
 \int_0^s dM^C_i(u)/Y(u)`, with the censoring martingale
-:math:`dM^C_i(u) = dN^C_i(u) - 1(T_i \ge u)\,d\hat\Lambda_C(u)` and
+:math:`dM^C_i(u) = dN^C_i(u) - R_i(u)\,d\hat\Lambda_C(u)`, :math:`R_i(u)`
+whether unit :math:`i` is at risk of censoring at :math:`u` (before its own
+time, and at it if it is censored there: events come first at tied times),
 :math:`Y(u)` the weight at risk, and
-:math:`d(1/\hat G(s)) = d\hat\Lambda_C(s)/\hat G(s)` to first order. So
-unit :math:`i` adds
+:math:`d(1/\hat G(s)) = d\hat\Lambda_C(s)/\hat G(s)` to first order (the
+Nelson-Aalen form of the representation, as Blanche et al. and
+riskRegression write it). So unit :math:`i` adds
 
 .. math::
 
     b_i = w_i \sum_k a_k \int_0^{s_k} \frac{dM^C_i(u)}{Y(u)}
-        = w_i\Bigl[A_{>}(T_i)\Bigl(\frac{1-\delta_i}{Y(T_i)} - \tilde\Lambda(T_i)\Bigr)
-          - \sum_{k:\,s_k < T_i} a_k \tilde\Lambda(s_k)\Bigr],
+        = w_i\Bigl[\frac{1-\delta_i}{Y(T_i)} A_{>}(T_i)
+          - \tilde\Lambda(r_i)\,A_{\ge}(r_i) - \sum_{k:\,s_k < r_i} a_k \tilde\Lambda(s_k)\Bigr],
 
-:math:`\tilde\Lambda(s) = \int_0^s d\hat\Lambda_C(u)/Y(u)` and
-:math:`A_{>}(T_i)` the sum of :math:`a_k` over the weights whose
-:math:`s_k` lies after :math:`T_i`: cumulative sums over each cell's time
-grid, O(rows + times) per (score, horizon). A censoring stratum
+:math:`\tilde\Lambda(s) = \int_0^s d\hat\Lambda_C(u)/Y(u)`, :math:`r_i`
+the end of the unit's time at risk, and :math:`A_{>}(T_i)`,
+:math:`A_{\ge}(r_i)` the sums of :math:`a_k` over the weights whose
+:math:`s_k` lies after :math:`T_i`, at or after :math:`r_i`: cumulative sums
+over each cell's time grid, O(rows + times) per (score, horizon).
+A censoring stratum
 (``censoring_strata=``) has its own fit, so only the rows of its cell enter
 a unit's :math:`b_i`.
 
@@ -65,7 +70,6 @@ from ..ties import segment_cumsum
 from .areas import HorizonWeights, ScoreRanks, tie_rows_of
 from .rows import SurvivalRows
 
-EXACT = False
 __all__ = ["UnitTerms", "unit_terms"]
 
 
@@ -105,8 +109,6 @@ def _censoring_part(rows: SurvivalRows, weights: HorizonWeights, horizons: np.nd
     at_risk, hazard = fit.at_risk[0], fit.hazard[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         per_risk = np.where(at_risk > 0, hazard / at_risk, 0.0)
-        if EXACT:
-            per_risk = np.where((at_risk > 0) & (hazard < 1), hazard / (at_risk * (1 - hazard)), 0.0)
     n_cells = fit.n_cells
     base = fit.offsets[:-1] + np.arange(n_cells)  # slots: cell c owns base[c] .. base[c] + L_c
     slot_offsets = np.append(base, fit.offsets[-1] + n_cells)
@@ -125,12 +127,15 @@ def _censoring_part(rows: SurvivalRows, weights: HorizonWeights, horizons: np.nd
     up_to = segment_cumsum(hist, slot_offsets)  # sum of a_k with reach <= j, within the cell
     weighted_up_to = segment_cumsum(hist * lam[None, :], slot_offsets)
     own = base[rows.cell] + position
+    # a unit is at risk of censoring at the times before its own, and at its own if it is censored there
+    at_risk_to = own + np.where(rows.event, 0, 1)  # slot of Lambda~ over the times the unit is at risk
     total = up_to[:, slot_offsets[1:] - 1][:, rows.cell]
-    beyond = total - up_to[:, own]  # A_>: reach > position
-    censored_term = np.where(rows.event, 0.0, 1.0 / at_risk[fit.row_index])
-    if EXACT:
-        censored_term = np.where(hazard[fit.row_index] < 1, censored_term / np.maximum(1 - hazard[fit.row_index], 1e-300), 0.0)
-    b = beyond * (censored_term - lam[own + 1])[None, :] - weighted_up_to[:, own]
+    below = np.where(at_risk_to > base[rows.cell], up_to[:, np.maximum(at_risk_to - 1, 0)], 0.0)
+    weighted_below = np.where(at_risk_to > base[rows.cell], weighted_up_to[:, np.maximum(at_risk_to - 1, 0)], 0.0)
+    beyond = total - up_to[:, own]  # A_>: reach after the unit's own time
+    own_risk = at_risk[fit.row_index]
+    censored_term = np.where(rows.event | (own_risk <= 0), 0.0, 1.0 / np.where(own_risk > 0, own_risk, 1.0))
+    b = beyond * censored_term[None, :] - (total - below) * lam[at_risk_to][None, :] - weighted_below
     return (rows.unit_weights[None, :] * b).reshape(a.shape)
 
 

@@ -509,3 +509,18 @@ def test_groups_equal_risk_regression_on_each_subset(name):
         assert row["se"][0] == pytest.approx(record["se"], rel=se_tolerance)
         checked += 1
     assert checked == 54
+
+
+def test_horizons_below_the_validated_counts_are_noted_and_warned():
+    frame = simulated(300, 36)
+    late = float(np.quantile(frame["t"].to_numpy(), 0.97))
+    for verb, minimum in ((auroc, 20), (aucpr, 50)):
+        result = verb(frame, score=["m1", "m2"], time="t", event="d", horizon=[0.5, late])
+        counts = result.to_polars()
+        fewest = np.minimum(counts["n_pos"].to_numpy(), counts["n_neg"].to_numpy())
+        with pytest.warns(SmallSampleWarning, match=f"fewer than {minimum} cases or controls"):
+            notes = result.conf_int().to_polars()["note"].to_list()
+        assert [n is not None and f"fewer than {minimum}" in n for n in notes] == list(fewest < minimum)
+        with pytest.warns(SmallSampleWarning):
+            compared = result.compare().to_polars()
+        assert compared["note"][1] is not None and compared["note"][0] is None

@@ -24,7 +24,7 @@ from ..intervals import normal_quantile, percentile_interval
 from ..intervals.boundaries import UNSEEDED_NOTE, join_notes
 from ..report.display import TabularResult
 from .bootstrap import bootstrap_areas
-from .intervals import influence_of
+from .intervals import influence_of, small_sample_notes
 
 __all__ = ["TimeDependentComparison", "compare_scores"]
 
@@ -100,6 +100,7 @@ def compare_scores(result: Any, first: Any = None, second: Any = None, *, method
                 np.nansum(np.where(ok, ca * ca, np.nan), axis=-1) * np.nansum(np.where(ok, cb * cb, np.nan), axis=-1))
         if seed is None:
             notes = join_notes(notes, UNSEEDED_NOTE)
+    notes = small_sample_notes(result, method, notes, what="comparison")
     with np.errstate(invalid="ignore", divide="ignore"):
         z = difference / se
     p_value = 2.0 * ndtr(-np.abs(z))

@@ -44,10 +44,15 @@ from ..resample.streams import Streams
 from .bootstrap import bootstrap_areas
 from .influence import UnitTerms, unit_terms
 
-__all__ = ["TimeDependentIntervals", "time_dependent_intervals", "influence_of", "MIN_CASES", "N_SIM"]
+__all__ = ["TimeDependentIntervals", "time_dependent_intervals", "influence_of", "small_sample_notes", "MIN_COUNT",
+           "N_SIM"]
 
-#: The fewest cases at a horizon at which each method's coverage held in the grid (docs/validation.md).
-MIN_CASES = {"influence": 20, "bootstrap": 20}
+#: The fewest cases and controls at a horizon from which each (metric, method) held its coverage in the grid:
+#: 0-60% censoring, n 100-1,000, AUC(t) 0.74 and 0.94 (benchmarks/survival_coverage_results.md). AUC(t)'s
+#: influence interval failed only with 2-16 controls left; AP(t)'s at 25-30 cases and 26 controls (89-93%);
+#: the percentile bootstrap fell to 91-93% in cells of 88-300 as well.
+MIN_COUNT = {("auroc", "influence"): 20, ("aucpr", "influence"): 50, ("auroc", "bootstrap"): 100,
+             ("aucpr", "bootstrap"): 100}
 
 #: Normal draws for the quantile of the simultaneous band (Monte Carlo error of q about 0.01).
 N_SIM = 20_000
@@ -191,7 +196,7 @@ def time_dependent_intervals(result: Any, method: Any = None, level: Any = 0.95,
         notes = join_notes(notes, np.where(some, counted.astype(object), None))
     if seed is None and (method == "bootstrap" or band):
         notes = join_notes(notes, UNSEEDED_NOTE)
-    notes = _small_sample(result, method, notes)
+    notes = small_sample_notes(result, method, notes)
     frame = result.to_polars().select(result.key_names() + ["horizon", "estimator", "estimate"])
     columns = {"method": [method] * frame.height, "level": [level] * frame.height,
                "lower": lower.ravel(), "upper": upper.ravel(), "se": se.ravel()}
@@ -208,14 +213,22 @@ def time_dependent_intervals(result: Any, method: Any = None, level: Any = 0.95,
                                   by=result.rows.by)
 
 
-def _small_sample(result: Any, method: str, notes: np.ndarray) -> np.ndarray:
-    cases = result.counts["n_cases"][:, None, :] + np.zeros(result.estimates.shape, dtype=np.int64)
-    low = (cases < MIN_CASES[method]) & np.isfinite(result.estimates)
+def small_sample_notes(result: Any, method: str, notes: np.ndarray, what: str = "interval") -> np.ndarray:
+    """Notes (and one warning) where a horizon has fewer cases or controls than the method was validated at.
+
+    ``notes`` has the result's shape (group, score, horizon), or (group, horizon) for a comparison.
+    """
+    minimum = MIN_COUNT[(result.metric, method)]
+    fewest = np.minimum(result.counts["n_cases"], result.counts["n_controls"])  # (G, H)
+    if notes.ndim == 3:
+        fewest = np.broadcast_to(fewest[:, None, :], notes.shape)
+    estimates = result.estimates if notes.ndim == 3 else result.estimates[:, 0]
+    low = (fewest < minimum) & np.isfinite(estimates)
     if not low.any():
         return notes
-    text = f"fewer than {MIN_CASES[method]} cases: coverage not validated"
+    text = f"fewer than {minimum} cases or controls at the horizon: coverage below 95% in the validation grid"
     notes = join_notes(notes, np.where(low, text, None))
-    warnings.warn(f"{int(low.sum())} time-dependent interval{'s' * (int(low.sum()) != 1)} rest on fewer than "
-                  f"{MIN_CASES[method]} cases at the horizon, below what the coverage study validated "
-                  "(docs/time_to_event.md)", SmallSampleWarning, stacklevel=4)
+    warnings.warn(f"{int(low.sum())} time-dependent {what}{'s' * (int(low.sum()) != 1)} rest on fewer than "
+                  f"{minimum} cases or controls at the horizon, where the coverage study found the "
+                  f"{method} method below 95% (docs/time_to_event.md)", SmallSampleWarning, stacklevel=4)
     return notes

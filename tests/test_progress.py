@@ -205,3 +205,22 @@ def test_simulation_loops_draw_bars_and_are_bounded(monkeypatch, capsys):
     assert "simulating studies of 40 positives" in capsys.readouterr().err
     with pytest.raises(InputError, match="lower `n_sim`"):
         power(aucpr=0.2, n_pos=40, n_neg=360, n_sim=10**13, rng=1)
+
+
+def test_one_large_group_reports_its_progress_chunk_by_chunk():
+    """A single group's replicates are drawn in chunks; each chunk moves the bar (and the time estimate)."""
+    import numpy as np
+
+    from aucpr_stats.estimators import average_precision
+    from aucpr_stats.resample.counts import bootstrap_estimates
+    from aucpr_stats.ties import TieTable
+
+    rng = np.random.default_rng(3)
+    n = 5000
+    table = TieTable(np.arange(n, 0, -1.0), rng.integers(0, 2, n), np.ones(n, dtype=np.int64), [0, n])
+    ticks: list[int] = []
+    quiet = bootstrap_estimates(table, average_precision, n_boot=400, seed=2, chunk_size=50)
+    counted = bootstrap_estimates(table, average_precision, n_boot=400, seed=2, chunk_size=50,
+                                  on_chunk=ticks.append)
+    assert len(ticks) == 8 and sum(ticks) == 400  # eight chunks of one group, each reported
+    np.testing.assert_array_equal(quiet, counted)

@@ -149,12 +149,12 @@ def bootstrap_method(request, stratified: bool = True) -> dict:
             if design is None:
                 part = table if len(batches) == 1 else table.take(batch)
                 replicates = bootstrap_estimates(part, estimators, n_boot, streams=streams.take(batch),
-                                                 chunk_size=options.chunk_size, stratified=stratified)
+                                                 chunk_size=options.chunk_size, stratified=stratified,
+                                                 on_chunk=bar.update)  # the bar moves within a large group too
             else:
                 part = design if len(batches) == 1 else design.take(batch)
                 replicates = design_bootstrap_estimates(part, estimators, n_boot, streams.take(batch),
-                                                        chunk_size=options.chunk_size)
-            bar.update(batch.size * n_boot)
+                                                        chunk_size=options.chunk_size, on_chunk=bar.update)
             _store(out, request, batch, replicates)
     return out
 

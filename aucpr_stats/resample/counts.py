@@ -266,7 +266,8 @@ def _streams(ties: TieTable, seed: Any, streams: Streams | None) -> Streams:
 
 def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N_BOOT, seed: Any = None, *,
                         streams: Streams | None = None, chunk_size: int | None = None,
-                        threads: int | None = None, stratified: bool = True) -> np.ndarray:
+                        threads: int | None = None, stratified: bool = True,
+                        on_chunk: Callable[[int], None] | None = None) -> np.ndarray:
     """Statistics of stratified (or, ``stratified=False``, cohort) bootstrap replicates of every segment.
 
     Parameters
@@ -294,6 +295,10 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
         draws the next ones (default :func:`~aucpr_stats.resample.threads.worker_threads`:
         ``AUCPR_STATS_THREADS`` or the number of cores). The draws are made in
         the same order whatever the number, so the replicates are the same.
+    on_chunk : callable, optional
+        Called with the number of (segment, replicate) cells of each chunk once
+        it is handed on: a progress bar's ``update``, which then moves within
+        one large group too.
 
     Returns
     -------
@@ -310,11 +315,19 @@ def bootstrap_estimates(ties: TieTable, estimators: Any, n_boot: int = DEFAULT_N
     """
     chunks = (replicate_chunks if stratified else cohort_chunks)(ties, n_boot, _streams(ties, seed, streams),
                                                                  chunk_size)
-    return estimates_of_chunks(chunks, estimators, ties.n_segments, n_boot, threads)
+    return estimates_of_chunks(chunks, estimators, ties.n_segments, n_boot, threads, on_chunk)
+
+
+def counted(chunks: Iterator[ReplicateChunk], on_chunk: Callable[[int], None] | None) -> Iterator[ReplicateChunk]:
+    """The chunks, each reported to ``on_chunk`` (its number of cells) once the consumer has taken it."""
+    for chunk in chunks:
+        yield chunk
+        if on_chunk is not None:
+            on_chunk(int(chunk.segment.size))
 
 
 def estimates_of_chunks(chunks: Iterator[ReplicateChunk], estimators: Any, n_segments: int, n_boot: int,
-                        threads: int | None = None) -> np.ndarray:
+                        threads: int | None = None, on_chunk: Callable[[int], None] | None = None) -> np.ndarray:
     """The statistics of every replicate of a stream of chunks (any resampling design), per segment.
 
     The chunks are drawn on this thread, in their order (the same numbers for
@@ -340,7 +353,7 @@ def estimates_of_chunks(chunks: Iterator[ReplicateChunk], estimators: Any, n_seg
                 values = np.asarray(kernel(chunk.table), dtype=np.float64)
             out[j, chunk.segment, chunk.replicate] = values
 
-    evaluate_chunks(chunks, evaluate, threads)
+    evaluate_chunks(counted(chunks, on_chunk), evaluate, threads)
     return out[0] if single else out
 
 

@@ -178,7 +178,7 @@ class WeightedRows:
 # ------------------------------------------------------------------ estimates
 def design_bootstrap_estimates(design: WeightedRows | ClusterUnits, estimators: Any, n_boot: int,
                                streams: Streams, chunk_size: int | None = None,
-                               threads: int | None = None) -> np.ndarray:
+                               threads: int | None = None, on_chunk: Any = None) -> np.ndarray:
     """Statistics of the replicates of a weighted or clustered design, per group.
 
     As :func:`~aucpr_stats.resample.counts.bootstrap_estimates`, with the
@@ -199,6 +199,8 @@ def design_bootstrap_estimates(design: WeightedRows | ClusterUnits, estimators: 
     threads : int, optional
         Threads evaluating the estimators while this thread draws (the
         numbers do not depend on it).
+    on_chunk : callable, optional
+        Told the number of cells of each chunk (a progress bar's ``update``).
 
     Returns
     -------
@@ -219,4 +221,4 @@ def design_bootstrap_estimates(design: WeightedRows | ClusterUnits, estimators: 
     (1, 100)
     """
     return estimates_of_chunks(design.replicate_chunks(n_boot, streams, chunk_size), estimators,
-                               design.group_ties.n_segments, n_boot, threads)
+                               design.group_ties.n_segments, n_boot, threads, on_chunk)

@@ -24,6 +24,7 @@ __all__ = [
     "chi2_quantile",
     "expit",
     "logit",
+    "within_unit_interval",
     "digamma",
     "beta_quantile",
     "beta_sf",
@@ -140,3 +141,15 @@ def chi2_quantile(p, df):
     from scipy.special import chdtri  # a lazy load: scipy.special costs about 0.1 s of import time
 
     return chdtri(df, 1.0 - np.asarray(p, dtype=np.float64))
+
+
+def within_unit_interval(values, estimator):
+    """An area's values kept in [0, 1]: weighted (float) counts can round a perfect area to 1 + 2e-16.
+
+    Only the areas (an ``estimator`` whose ``metric`` is "aucpr" or "auroc");
+    other statistics (a calibration slope) are returned as they are. NaN
+    stays NaN.
+    """
+    if getattr(estimator, "metric", None) not in ("aucpr", "auroc"):
+        return values
+    return np.clip(values, 0.0, 1.0)

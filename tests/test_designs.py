@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 from aucpr_stats import aucpr, auroc
@@ -582,3 +584,19 @@ def test_prevalence_overall_states_the_data_share_of_positives_for_every_group()
         aucpr(frame, "y", "s", prevalence="sample")
     with pytest.raises(InputError, match="weights="):
         aucpr(frame.with_columns(w=pl.lit(1.0)), "y", "s", prevalence="overall", weights="w")
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_weighted_areas_of_a_perfect_score_stay_within_one(seed):
+    """Float weights can round a perfect area to 1 + 2e-16: every area stays in [0, 1], as do its replicates."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    frame = pl.DataFrame({"y": y, "s": y + rng.uniform(0, 0.5, n), "w": rng.uniform(0.1, 3.0, n)})
+    for verb in (aucpr, auroc):
+        result = verb(frame, "y", "s", weights="w")
+        assert 1.0 - 1e-12 <= result.estimate <= 1.0
+    boot = aucpr(frame, "y", "s", weights="w").conf_int(method="bootstrap", n_boot=50, seed=1)
+    assert boot["upper"][0] <= 1.0

@@ -524,3 +524,16 @@ def test_horizons_below_the_validated_counts_are_noted_and_warned():
         with pytest.warns(SmallSampleWarning):
             compared = result.compare().to_polars()
         assert compared["note"][1] is not None and compared["note"][0] is None
+
+
+def test_a_perfect_score_has_an_estimate_of_one_and_a_noted_interval():
+    frame = simulated(200, 37)
+    horizon = 0.5
+    perfect = frame.with_columns(m1=pl.when((pl.col("t") <= horizon) & (pl.col("d") == 1)).then(pl.col("m1") + 100)
+                                 .otherwise(pl.col("m1")))
+    result = auroc(perfect, score="m1", time="t", event="d", horizon=horizon)
+    assert result.estimate == 1.0
+    logit = quiet(result.conf_int).to_polars()
+    assert np.isnan(logit["lower"][0]) and "no logit interval" in logit["note"][0]
+    identity = quiet(result.conf_int, scale="identity").to_polars()
+    assert identity["upper"][0] == 1.0 and identity["se"][0] >= 0

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..distributions import within_unit_interval
 from ..ties import TieTable
 from .registry import Estimator
 
@@ -39,5 +40,5 @@ def evaluate(ties: TieTable, estimators: Sequence[Estimator]) -> np.ndarray:
             continue
         fitted = estimator.for_table(usable)  # the same values, the cheaper convention where they agree
         with np.errstate(all="ignore"):
-            out[ok, j] = fitted(fitted.view(usable))
+            out[ok, j] = within_unit_interval(fitted(fitted.view(usable)), estimator)
     return out

@@ -40,6 +40,7 @@ from typing import Any, Callable, Iterator
 import attrs
 import numpy as np
 
+from ..distributions import within_unit_interval
 from ..scratch import release
 from ..ties import TieTable
 from .budget import check_allocation
@@ -350,7 +351,7 @@ def estimates_of_chunks(chunks: Iterator[ReplicateChunk], estimators: Any, n_seg
         for j, fn in enumerate(funcs):
             kernel = getattr(fn, "replicate_kernel", None) or fn  # the same values, faster on replicates
             with np.errstate(all="ignore"):
-                values = np.asarray(kernel(chunk.table), dtype=np.float64)
+                values = within_unit_interval(np.asarray(kernel(chunk.table), dtype=np.float64), fn)
             out[j, chunk.segment, chunk.replicate] = values
 
     evaluate_chunks(counted(chunks, on_chunk), evaluate, threads)

@@ -115,9 +115,10 @@ def _influence(result: Any, level: float, scale: str, conservative: bool, band: 
     variance = np.moveaxis(terms.covariance(t, t), -1, 0)
     se = np.where(np.isfinite(est), np.sqrt(np.maximum(variance, 0.0)), np.nan)  # no area, no spread
     centre, slope = _on_scale(est, scale)
-    scaled_se = se * np.abs(slope)
     z = normal_quantile(level)
-    lower, upper = _back(centre - z * scaled_se, scale), _back(centre + z * scaled_se, scale)
+    with np.errstate(invalid="ignore"):  # an area of 0 or 1 has no logit interval: NaN, and a note (below)
+        scaled_se = se * np.abs(slope)
+        lower, upper = _back(centre - z * scaled_se, scale), _back(centre + z * scaled_se, scale)
     band_bounds = None
     if band:
         covariance = np.moveaxis(terms.covariance(t[:, :, None, :], t[:, None, :, :]), -1, 0)  # (G, M, H, H)
@@ -228,7 +229,8 @@ def small_sample_notes(result: Any, method: str, notes: np.ndarray, what: str = 
         return notes
     text = f"fewer than {minimum} cases or controls at the horizon: coverage below 95% in the validation grid"
     notes = join_notes(notes, np.where(low, text, None))
-    warnings.warn(f"{int(low.sum())} time-dependent {what}{'s' * (int(low.sum()) != 1)} rest on fewer than "
+    many = int(low.sum()) != 1
+    warnings.warn(f"{int(low.sum())} time-dependent {what}{'s' * many} rest{'' if many else 's'} on fewer than "
                   f"{minimum} cases or controls at the horizon, where the coverage study found the "
                   f"{method} method below 95% (docs/time_to_event.md)", SmallSampleWarning, stacklevel=4)
     return notes

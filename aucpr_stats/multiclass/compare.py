@@ -21,7 +21,7 @@ from ..distributions import normal_cdf
 from ..exceptions import InputError
 from ..intervals import normal_quantile, percentile_interval
 from ..intervals.boundaries import TRUNCATED_NOTE, UNSEEDED_NOTE, join_notes, truncate
-from ..report.display import TabularResult
+from ..report.display import FramedResult
 from .bootstrap import bootstrap_replicates
 from .delong import variance
 from .frames import key_columns
@@ -31,18 +31,8 @@ __all__ = ["MulticlassComparison", "compare_models"]
 
 
 @attrs.frozen(eq=False)
-class MulticlassComparison(TabularResult):
+class MulticlassComparison(FramedResult):
     """The paired difference ``first - second`` of every row, with its interval and two-sided p-value."""
-
-    frame: pl.DataFrame
-    frame_kind: Any
-    title: str
-
-    def to_polars(self) -> pl.DataFrame:
-        return self.frame
-
-    def _title(self) -> str:
-        return self.title
 
 
 def _model_index(result: Any, name: Any, argument: str) -> int:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import html
 from typing import Any
 
+import attrs
 import polars as pl
 
 from .. import _frames
 from .text import text_table
 
-__all__ = ["TabularResult", "direction_phrase", "html_display"]
+__all__ = ["TabularResult", "FramedResult", "direction_phrase", "html_display"]
 
 
 def html_display(title: str, frame: Any) -> str:
@@ -83,3 +84,18 @@ class TabularResult:
 
     def __str__(self) -> str:
         return self.summary()
+
+
+@attrs.frozen(eq=False)
+class FramedResult(TabularResult):
+    """A result that is its frame and a title (comparisons, intervals): the display methods of that frame."""
+
+    frame: pl.DataFrame
+    frame_kind: Any
+    title: str
+
+    def to_polars(self) -> pl.DataFrame:
+        return self.frame
+
+    def _title(self) -> str:
+        return self.title

@@ -22,7 +22,7 @@ from .._validate import choice_iv, flag_iv, level_iv, n_boot_iv, rng_iv
 from ..exceptions import InputError
 from ..intervals import normal_quantile, percentile_interval
 from ..intervals.boundaries import UNSEEDED_NOTE, join_notes
-from ..report.display import TabularResult
+from ..report.display import FramedResult
 from .bootstrap import bootstrap_areas
 from .intervals import influence_of, small_sample_notes
 
@@ -30,18 +30,8 @@ __all__ = ["TimeDependentComparison", "compare_scores"]
 
 
 @attrs.frozen(eq=False)
-class TimeDependentComparison(TabularResult):
+class TimeDependentComparison(FramedResult):
     """The difference of two scores' areas at every horizon of every group."""
-
-    frame: pl.DataFrame
-    frame_kind: Any
-    title: str
-
-    def to_polars(self) -> pl.DataFrame:
-        return self.frame
-
-    def _title(self) -> str:
-        return self.title
 
 
 def _pick(result: Any, first: Any, second: Any) -> tuple[int, int]:

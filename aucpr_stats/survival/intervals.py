@@ -39,7 +39,7 @@ from ..exceptions import SmallSampleWarning
 from ..intervals import a_prime_gradient, average_precision_gradient, normal_quantile, percentile_interval
 from ..intervals.boundaries import TRUNCATED_NOTE, UNSEEDED_NOTE, join_notes
 from ..plot.time_dependent import time_dependent_curves
-from ..report.display import TabularResult
+from ..report.display import FramedResult
 from ..resample.streams import Streams
 from .bootstrap import bootstrap_areas
 from .influence import UnitTerms, unit_terms
@@ -59,20 +59,11 @@ N_SIM = 20_000
 
 
 @attrs.frozen(eq=False)
-class TimeDependentIntervals(TabularResult):
+class TimeDependentIntervals(FramedResult):
     """Intervals of every (group, score, horizon) of a time-dependent result."""
 
-    frame: pl.DataFrame
-    frame_kind: Any
-    title: str
-    metric: str
+    metric: str = "auroc"
     by: tuple = ()
-
-    def to_polars(self) -> pl.DataFrame:
-        return self.frame
-
-    def _title(self) -> str:
-        return self.title
 
     def plot(self, ax: Any = None, *, title: str | None = None):
         """The area against the horizon with its pointwise interval (shaded) and band (dashed), per group and score."""

@@ -98,13 +98,11 @@ def compare_unpaired(ingested: Ingested, between: str, estimators: Sequence[Any]
                 if design is not None:  # whole clusters, or weighted rows, resampled within each cell
                     replicates[:, columns[piece]] = design_bootstrap_estimates(
                         design if len(pieces) == 1 else design.take(piece), fitted, common["n_boot"],
-                        streams.take(piece))
-                    bar.update(piece.size * common["n_boot"])
+                        streams.take(piece), on_chunk=bar.update)  # the bar moves within a large cell too
                     continue
                 part = resampled if len(pieces) == 1 else resampled.take(piece)
                 replicates[:, columns[piece]] = bootstrap_estimates(part, fitted, common["n_boot"],
-                                                                    streams=streams.take(piece))
-                bar.update(piece.size * common["n_boot"])
+                                                                    streams=streams.take(piece), on_chunk=bar.update)
     blocks, flagged = [], {}
     for j in range(len(estimators)):
         diff = estimates[j, seg_a] - estimates[j, seg_b]

@@ -49,6 +49,16 @@ def _pick(result: Any, first: Any, second: Any) -> tuple[int, int]:
     return names.index(first), names.index(second)
 
 
+def _replicate_correlation(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Pearson correlation over the last axis, on the replicates where both values are defined."""
+    both = np.isfinite(first) & np.isfinite(second)
+    count = both.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = np.where(both, first - np.where(both, first, 0.0).sum(axis=-1, keepdims=True) / count, 0.0)
+        y = np.where(both, second - np.where(both, second, 0.0).sum(axis=-1, keepdims=True) / count, 0.0)
+        return (x * y).sum(axis=-1) / np.sqrt((x * x).sum(axis=-1) * (y * y).sum(axis=-1))
+
+
 def compare_scores(result: Any, first: Any = None, second: Any = None, *, method: Any = None, level: Any = 0.95,
                    conservative: Any = False, n_boot: Any = 2000, rng: Any = None, seed: Any = None,
                    progress: Any = None) -> TimeDependentComparison:
@@ -82,12 +92,7 @@ def compare_scores(result: Any, first: Any = None, second: Any = None, *, method
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             se = np.nanstd(diff_reps, axis=-1, ddof=1)
-            ra, rb = reps[:, a], reps[:, b]
-            ok = np.isfinite(ra) & np.isfinite(rb)
-            ca, cb = ra - np.nanmean(np.where(ok, ra, np.nan), axis=-1, keepdims=True), \
-                rb - np.nanmean(np.where(ok, rb, np.nan), axis=-1, keepdims=True)
-            correlation = np.nansum(np.where(ok, ca * cb, np.nan), axis=-1) / np.sqrt(
-                np.nansum(np.where(ok, ca * ca, np.nan), axis=-1) * np.nansum(np.where(ok, cb * cb, np.nan), axis=-1))
+            correlation = _replicate_correlation(reps[:, a], reps[:, b])
         if seed is None:
             notes = join_notes(notes, UNSEEDED_NOTE)
     notes = small_sample_notes(result, method, notes, what="comparison")
@@ -95,9 +100,10 @@ def compare_scores(result: Any, first: Any = None, second: Any = None, *, method
         z = difference / se
     p_value = 2.0 * ndtr(-np.abs(z))
     names = result.rows.score_names
-    keys = result.to_polars().select(result.key_names(with_score=False) + ["horizon"])
-    keys = keys.filter(pl.Series(np.tile(np.arange(result.rows.n_scores).repeat(result.horizons.size),
-                                         result.rows.n_groups) == a)) if result.rows.n_scores > 1 else keys
+    keys = result.to_polars()
+    if result.rows.n_scores > 1:
+        keys = keys.filter(pl.col("score") == names[a])  # one row per group and horizon
+    keys = keys.select(result.key_names(with_score=False) + ["horizon"])
     frame = pl.concat([keys, pl.DataFrame({
         "score_a": [names[a]] * keys.height, "score_b": [names[b]] * keys.height,
         "estimate_a": est[:, a].ravel(), "estimate_b": est[:, b].ravel(), "difference": difference.ravel(),

@@ -225,3 +225,47 @@ def test_table_digits_accept_numpy_integers_and_refuse_negative_ones():
     assert comparison_table(compare(df, "y", ["s", "t"]), digits=np.int32(2)).cells.height == 1
     with pytest.raises(InputError, match=r"`digits` must be at least 0; got -1"):
         publication_table(aucpr(df, "y", "s"), digits=-1)
+
+
+# ------------------------------------------------------------------ issue 37: the last raw errors of the campaign
+def test_float_negative_level_on_an_integer_outcome(df):
+    # `negative=0.0` on an Int64 outcome raised polars' raw `is_in` error; it is the level 0, as `positive=1.0` is 1
+    from sklearn.metrics import roc_auc_score
+
+    three = df.with_columns(y=pl.when(pl.col("g") == "a").then(pl.col("y")).otherwise(pl.col("y") * 2))  # 0, 1, 2
+    got = auroc(three, outcome="y", score="s", positive=1.0, negative=0.0, missing="drop")
+    kept = three.filter(pl.col("y") <= 1)
+    assert got.estimate == pytest.approx(roc_auc_score(kept["y"], kept["s"]), abs=1e-12)
+    assert int(got.to_frame()["n_pos"][0] + got.to_frame()["n_neg"][0]) == kept.height
+
+
+def test_table_labels_must_be_text(df):
+    result = aucpr(df, outcome="y", score="s", by="g")
+    with pytest.raises(InputTypeError, match=r"`labels` values must be text; 1 are not, e.g. 'g' -> 5 \(int\)"):
+        result.table(labels={"g": 5})
+    with pytest.raises(InputTypeError, match="`labels` must be a dict"):
+        result.table(labels=["g"])
+    assert "Site" in result.table(labels={"g": "Site"}).to_markdown()
+
+
+def test_repr_of_a_heterogeneity_result_without_a_test(df):
+    one_group = df.with_columns(g=pl.lit("a"))
+    text = repr(aucpr(one_group, outcome="y", score="s", by="g").heterogeneity())
+    assert "statistic=NaN" in text and "p_value=NaN" in text and "k=1" in text
+
+
+def test_a_closed_duckdb_connection_is_named():
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    relation = con.sql("select * from (values (0, 0.1), (1, 0.9)) t(y, s)")
+    con.close()
+    with pytest.raises(InputError, match="its DuckDB connection is closed"):
+        auroc(relation, outcome="y", score="s")
+
+
+@pytest.mark.parametrize("column, bad", [("y", "x"), ("s", [1, 2])])
+def test_a_pandas_column_polars_cannot_convert_is_named(column, bad):
+    frame = pd.DataFrame({"y": np.tile([0, 1], 5).astype(object), "s": np.linspace(0, 1, 10).astype(object)})
+    frame.loc[3, column] = bad
+    with pytest.raises(InputTypeError, match=f"could not be converted from pandas to polars, column '{column}'"):
+        auroc(frame, outcome="y", score="s")

@@ -245,8 +245,10 @@ class HeterogeneityResult:
         name = type(self).__name__
         if self.table.height == 1:
             row = self.table.row(0, named=True)
-            return (f"{name}({self.kind}, {self.metric}, {self.method}, statistic={row['statistic']:.4g}, "
-                    f"df={row['df']:.0f}, p_value={row['p_value']:.4g}, k={row['k']})")
+            def shown(value: Any, spec: str) -> str:  # no test (one group): null or NaN, not a format error
+                return "NaN" if value is None or value != value else format(value, spec)
+            return (f"{name}({self.kind}, {self.metric}, {self.method}, statistic={shown(row['statistic'], '.4g')}, "
+                    f"df={shown(row['df'], '.0f')}, p_value={shown(row['p_value'], '.4g')}, k={row['k']})")
         return f"{name}({self.kind}, {self.metric}, {self.method}, tests={self.table.height})"
 
 

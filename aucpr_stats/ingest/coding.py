@@ -7,6 +7,8 @@ pass over the data, with the messages the reader has always given.
 
 from __future__ import annotations
 
+import functools
+import operator
 from typing import Any
 
 import attrs
@@ -143,7 +145,9 @@ def _negative(spec: ColumnSpec, dtype: Any, shown: str) -> nw.Expr | None:
     col = nw.col(spec.outcome)
     if isinstance(dtype, (nw.Categorical, nw.Enum)) or dtype in (nw.Categorical, nw.Enum):
         col = col.cast(nw.String)  # an Enum refuses a level it does not declare
-    return col.is_in(list(spec.negative))
+    # one equality per level, as for `positive=`: `is_in` refuses a float level on an integer column
+    matches = [col == nw.lit(level) for level in dict.fromkeys(spec.negative)]
+    return functools.reduce(operator.or_, matches)
 
 
 def _infinite(name: str) -> nw.Expr:

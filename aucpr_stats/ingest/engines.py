@@ -145,6 +145,9 @@ def _connection_not_shared():
                          "connection?); DuckDB runs one call per connection at a time and refuses the others. "
                          "Give each thread its own connection, `con.cursor()`, and build the relation from it "
                          f"(DuckDB: {exc})") from None
+    except duckdb.ConnectionException as exc:
+        raise InputError("`data`: its DuckDB connection is closed (or broken), so the relation cannot be read; "
+                         f"build it again from an open connection (DuckDB: {exc})") from None
 
 
 @attrs.frozen

@@ -234,9 +234,9 @@ def detect(data: Any) -> Source:
         raise InputTypeError(f"`data` must be {ACCEPTED}; got {type(data).__name__}")
     implementation = frame.implementation
     backend = str(implementation.name).lower()
-    names = tuple(frame.collect_schema().names())
     if isinstance(frame, nw.DataFrame):  # an eager frame (pyarrow, modin, cudf ...): read by polars
         kind = "pyarrow" if implementation.is_pyarrow() else backend
+        names = tuple(frame.collect_schema().names())
         return Source(data, backend, True, POLARS_MEMORY, Output(kind, {}, implementation), names)
     if implementation.is_duckdb():
         engine = DUCKDB
@@ -244,6 +244,8 @@ def detect(data: Any) -> Source:
         engine = SPARK
     else:
         engine = GENERIC.named(_ENGINE_NAMES.get(backend, backend))
+    with engine.session():  # a closed or busy connection fails here first: the engine's own message
+        names = tuple(frame.collect_schema().names())
     return Source(data, backend, False, engine, POLARS, names, limit, partial_sums, lazy=frame)
 
 
@@ -271,13 +273,25 @@ def _pandas_to_polars(data: Any, columns: list[str], keys: Sequence[str]) -> pl.
         except ImportError:  # pyarrow absent and an extension dtype present
             converted = pl.DataFrame([_series_without_pyarrow(str(c), frame[c]) for c in frame.columns])
     except Exception as exc:  # mixed-type object columns and the like
+        culprit = _unconvertible_column(frame)
+        where = f"column {culprit!r}" if culprit is not None else "its columns"
         raise InputTypeError(
-            f"`data` could not be converted from pandas to polars: {exc}. "
+            f"`data` could not be converted from pandas to polars, {where}: {exc}. "
             "Check that the outcome, score and grouping columns hold one type each."
         ) from exc
     if enums:
         converted = converted.with_columns(list(enums.values())).select(order)
     return converted
+
+
+def _unconvertible_column(frame: Any) -> str | None:
+    """The first column polars cannot convert on its own (for the message; None if only their mix fails)."""
+    for name in frame.columns:
+        try:
+            pl.from_pandas(frame[[name]], include_index=False)
+        except Exception:  # the same conversion, one column at a time
+            return str(name)
+    return None
 
 
 def _enum_from_categorical(name: str, series: Any) -> pl.Series | None:

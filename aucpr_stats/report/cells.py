@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 import polars as pl
 
 from .._validate import SCORE_KEY
+from ..exceptions import InputTypeError
 
 __all__ = ["DEFAULT_LABELS", "Labels", "pretty_name", "level_text", "format_number", "format_cell", "format_p",
            "printable", "MARKS", "note_marks", "marks_footnote", "MINUS", "true_minus", "one_separator", "seed_text"]
@@ -58,11 +59,26 @@ DEFAULT_LABELS = {
 
 
 
+def labels_iv(labels: Any) -> dict[str, str]:
+    """``labels=`` checked: a mapping from names (any value, compared as text) to display text."""
+    if labels is None:
+        return {}
+    if not isinstance(labels, Mapping):
+        raise InputTypeError(f"`labels` must be a dict of name -> display text; got {type(labels).__name__}")
+    wrong = {k: v for k, v in labels.items() if not isinstance(v, str)}
+    if wrong:
+        key, value = next(iter(wrong.items()))
+        raise InputTypeError(
+            f"`labels` values must be text; {len(wrong)} are not, e.g. {key!r} -> {value!r} "
+            f"({type(value).__name__}): write labels={{{key!r}: {str(value)!r}}}")
+    return {str(k): v for k, v in labels.items()}
+
+
 class Labels:
     """Display labels: the caller's, then :data:`DEFAULT_LABELS`, then a given default or the name itself."""
 
     def __init__(self, labels: Mapping[str, str] | None = None):
-        self.names = {**DEFAULT_LABELS, **{str(k): v for k, v in (labels or {}).items()}}
+        self.names = {**DEFAULT_LABELS, **labels_iv(labels)}
 
     def __call__(self, name: Any, default: str | None = None) -> str:
         return self.names.get(str(name), default if default is not None else str(name))

@@ -18,7 +18,7 @@ from .._validate import SCORE_KEY, digits_iv, level_iv
 from ..intervals.registry import RANDOM_METHODS
 from ..resample import DEFAULT_N_BOOT
 from ..exceptions import InputError, InputTypeError
-from .cells import (Labels, format_cell, level_text, marks_footnote, note_marks, one_separator, pretty_name,
+from .cells import (Labels, labels_iv, format_cell, level_text, marks_footnote, note_marks, one_separator, pretty_name,
                     seed_text)
 from .comparison import comparison_table
 from .pooled_rows import meta_table
@@ -348,6 +348,7 @@ def publication_table(
     >>> table.to_frame()["AUCPR"].to_list()
     ['0.83', '1.00']
     """
+    labels = labels_iv(labels)
     if hasattr(results, "paired") and hasattr(results, "table"):  # a ComparisonResult
         return comparison_table(results, digits=digits, labels=labels, counts=counts, sep=sep, na=na)
     results = _check_results(results)

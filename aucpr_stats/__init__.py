@@ -80,6 +80,13 @@ _ON_FIRST_USE = {
     "BOYD_ESTIMATORS": (".simulate", "BOYD_ESTIMATORS"),
     "sample_size": (".planning", "sample_size"),
     "power": (".planning", "power"),
+    "detectable_auc": (".planning", "detectable_auc"),
+    "matched_auroc": (".matched", "matched_auroc"),
+    "cv_curves": (".curves.cv_average", "cv_curves"),
+    "CvCurvesResult": (".curves.cv_average_result", "CvCurvesResult"),
+    "MatchedAurocResult": (".matched", "MatchedAurocResult"),
+    "ThresholdBootstrap": (".thresholds.bootstrap", "ThresholdBootstrap"),
+    "EqualityTest": (".compare.equality", "EqualityTest"),
     "PlanResult": (".planning", "PlanResult"),
     "ImputedCutoffs": (".pooling.imputed_cutoffs", "ImputedCutoffs"),
 }
@@ -116,6 +123,9 @@ __all__ = [
     "cutoffs",
     "sample_size",
     "power",
+    "detectable_auc",
+    "matched_auroc",
+    "cv_curves",
     # inputs on engines (DuckDB, Spark): docs/backends.md
     "sql_input",
     "sql_sums",

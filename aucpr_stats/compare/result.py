@@ -14,6 +14,7 @@ from ..report.comparison import comparison_table
 from ..report.display import html_display
 from ..report.table import PublicationTable
 from ..report.text import text_table
+from .equality import EqualityTest, equality_test
 from .heterogeneity import HeterogeneityResult
 from .interaction import interaction
 
@@ -189,6 +190,36 @@ class ComparisonResult:
         if rng is not None or "seed" in options:
             options["seed"] = rng_iv(rng, options.pop("seed", None))
         return interaction(self, method, across=across, **options)
+
+    def equality_test(self) -> EqualityTest:
+        """The single test that every area compared is equal (Stata ``roccomp``): one row per group and estimator.
+
+        The chi-square of the :math:`k - 1` differences from the first area
+        with their covariance, read from this table's pairwise variances
+        (DeLong's for AUROC, the paired bootstrap's for AUCPR, Obuchowski's
+        with clusters, the sum of independent samples' for ``between=``); see
+        :mod:`aucpr_stats.compare.equality`. Needs every pair: compare
+        without ``reference=``.
+
+        Returns
+        -------
+        EqualityTest
+            ``.to_frame()``: group keys, ``estimator``, ``k``, ``statistic``,
+            ``df``, ``p_value``, ``method``, ``n_pos``, ``n_neg``, ``note``.
+
+        Examples
+        --------
+        >>> import numpy as np, polars as pl
+        >>> from aucpr_stats import compare
+        >>> gen = np.random.default_rng(3)
+        >>> y = gen.random(300) < 0.4
+        >>> df = pl.DataFrame({"y": y, "a": gen.normal(size=300) + y, "b": gen.normal(size=300) + y,
+        ...                    "c": gen.normal(size=300) + 0.3 * y})
+        >>> test = compare(df, "y", ["a", "b", "c"], metric="auroc").equality_test()
+        >>> int(test.to_frame()["df"][0]), test.to_frame()["p_value"][0] < 0.05
+        (2, True)
+        """
+        return equality_test(self)
 
     def __repr__(self) -> str:
         name = type(self).__name__

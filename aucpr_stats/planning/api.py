@@ -16,6 +16,7 @@ from ..intervals import INTERVAL_METHODS as ANALYSES
 from ..resample import root_sequence
 from ..simulate import INTERVAL_METHODS, get_scenario
 from . import obuchowski
+from .comparisons import is_two_curve_request, plan_comparison
 from .result import PlanResult
 from .simulated import search_size, simulate_size
 
@@ -54,7 +55,8 @@ def sample_size(metric: str = DEFAULT_METRIC, *, auc: float | None = None, power
                 aucpr: float | None = None, prevalence: float | None = None, scenario: Any = "binormal",
                 half_width: float | None = None, estimator: str = DEFAULT_PR_ESTIMATOR, method: str = "logit",
                 level: float = 0.95, n_sim: int = 400, seed: Any = None,
-                method_options: dict | None = None, rng: Any = None) -> PlanResult:
+                method_options: dict | None = None, rng: Any = None, pilot: Any = None, correlation: Any = None,
+                slope: Any = None, null_variance: str = "difference") -> PlanResult:
     """Positives and negatives a study needs.
 
     ``metric`` is AUCPR unless ``metric="auroc"`` says otherwise: the
@@ -69,6 +71,13 @@ def sample_size(metric: str = DEFAULT_METRIC, *, auc: float | None = None, power
     exactly (``n_pos_exact``, ``n_neg_exact`` are its ``ncases`` and
     ``ncontrols``), and the whole numbers to recruit: ``n_pos`` rounded up,
     ``n_neg = ceil(ratio * n_pos)``, with the power they give.
+
+    **Two AUROCs** (``metric="auroc"``): with ``auc=(auc1, auc2)`` and
+    ``correlation=`` (binormal, Obuchowski & McClish 1997; 0 for independent
+    samples) or ``pilot=`` (a pilot comparison), the size at which the test
+    of equal AUCs has power ``power``: pROC's ``power.roc.test(roc1, roc2)``
+    and ``power.roc.test(list(A1=, B1=, A2=, B2=, rn=, ra=, delta=))``
+    exactly with ``null_variance="first"`` (:mod:`aucpr_stats.planning.two_curves`).
 
     **AUCPR** (``metric="aucpr"``): simulated studies from ``scenario``
     (:data:`aucpr_stats.simulate.SCENARIOS`, whose true AUCPR at
@@ -115,6 +124,24 @@ def sample_size(metric: str = DEFAULT_METRIC, *, auc: float | None = None, power
     rng : None, int, numpy Generator or SeedSequence
         AUCPR: the randomness of the simulations (SPEC 7); the studies of a
         size depend only on it and the size.
+    pilot : ComparisonResult, optional
+        Two AUROCs: ``compare(pilot_df, y, [s1, s2], metric="auroc")``; its
+        AUCs and DeLong variances and covariance, scaled to one positive, are
+        the plan's (pROC's default ``method="delong"``). The variances are the
+        pilot's at its own ratio of negatives to positives; ``ratio`` only
+        sets the negatives to recruit (as pROC's ``kappa``).
+    correlation : float or (float, float), optional
+        Two AUROCs with ``auc=(auc1, auc2)``: the correlation of the two
+        tests' scores (binormal latent scale), one number or (in the
+        negatives, in the positives); 0 for two independent samples.
+    slope : float or (float, float), optional
+        Two AUROCs: the binormal slopes ``B`` (default 1: equal variances).
+    null_variance : {"difference", "first"}
+        Two AUROCs: the variance of the difference under the null. Default
+        ``"difference"``: the variance DeLong's test estimates in the study, so
+        the claimed power is the power of the test as run (simulations confirm
+        it); ``"first"``: pROC's ``2 V1 - 2 C12``, which overstates the power
+        when the first curve has the smaller variance (docs/planning.md).
 
     Returns
     -------
@@ -151,6 +178,10 @@ def sample_size(metric: str = DEFAULT_METRIC, *, auc: float | None = None, power
                                   power=target_power if aucpr is not None else None, estimator=estimator,
                                   method=method, level=level, n_sim=n_sim, seed=seed,
                                   method_options=method_options)
+    if is_two_curve_request(auc, pilot):
+        return plan_comparison("sample_size", auc=auc, pilot=pilot, correlation=correlation, slope=slope,
+                               ratio=ratio, alpha=alpha, alternative=alternative, power=target_power, n_pos=None,
+                               n_neg=None, null_variance=null_variance)
     auc, auc0 = _auc_iv(auc, 0.5 if auc0 is None else auc0)
     ratio = _validate.number_iv(1.0 if ratio is None else ratio, "ratio", low=0.0,
                                 what="a positive number (negatives per positive)")
@@ -171,7 +202,8 @@ def power(metric: str = DEFAULT_METRIC, *, auc: float | None = None, n_pos: floa
           n_neg: float | None = None, alpha: float = 0.05, auc0: float | None = None,
           alternative: str = "two_sided", aucpr: float | None = None, scenario: Any = "binormal",
           estimator: str = DEFAULT_PR_ESTIMATOR, method: str = "logit", level: float = 0.95, n_sim: int = 400,
-          seed: Any = None, method_options: dict | None = None, rng: Any = None) -> PlanResult:
+          seed: Any = None, method_options: dict | None = None, rng: Any = None, pilot: Any = None,
+          correlation: Any = None, slope: Any = None, null_variance: str = "difference") -> PlanResult:
     """Power of a study with ``n_pos`` positives and ``n_neg`` negatives.
 
     **AUCPR** (``metric="aucpr"``, the default, as for :func:`sample_size`
@@ -186,7 +218,10 @@ def power(metric: str = DEFAULT_METRIC, *, auc: float | None = None, n_pos: floa
     **AUROC** (``metric="auroc"``): the power of the test of ``AUC = auc0``
     when the true AUC is ``auc``, pROC's ``power.roc.test(auc=, ncases=,
     ncontrols=, sig.level=)`` for one ROC curve, by Obuchowski's variance
-    (see :func:`sample_size`).
+    (see :func:`sample_size`). With ``auc=(auc1, auc2)`` and ``correlation``,
+    or ``pilot=``, the power of the test of equal AUCs (pROC's
+    ``power.roc.test(roc1, roc2)``; without ``n_pos`` the pilot's own size,
+    as pROC).
 
     Parameters
     ----------
@@ -204,6 +239,8 @@ def power(metric: str = DEFAULT_METRIC, *, auc: float | None = None, n_pos: floa
         AUCPR: the alias of ``rng``; give one of the two.
     rng : None, int, numpy Generator or SeedSequence
         AUCPR: the randomness of the simulations (SPEC 7).
+    pilot, correlation, slope, null_variance
+        Two AUROCs: as in :func:`sample_size`.
 
     Returns
     -------
@@ -222,6 +259,10 @@ def power(metric: str = DEFAULT_METRIC, *, auc: float | None = None, n_pos: floa
     metric, alpha, alternative = _common_iv(metric, alpha, alternative, {"auc": auc, "auc0": auc0, "aucpr": aucpr})
     seed = _validate.rng_iv(rng, seed)
     seed = root_sequence(seed) if metric == "aucpr" else seed
+    if metric == "auroc" and is_two_curve_request(auc, pilot):
+        return plan_comparison("power", auc=auc, pilot=pilot, correlation=correlation, slope=slope, ratio=None,
+                               alpha=alpha, alternative=alternative, power=None, n_pos=n_pos, n_neg=n_neg,
+                               null_variance=null_variance)
     if n_pos is None or n_neg is None:
         raise InputError("`n_pos` and `n_neg` are required: the numbers of positives and negatives")
     if metric == "aucpr":

@@ -21,7 +21,7 @@ class PlanResult:
 
     Attributes
     ----------
-    kind : {"sample_size", "power"}
+    kind : {"sample_size", "power", "detectable"}
     metric : {"auroc", "aucpr"}
     plan : polars.DataFrame
         One row: the inputs and the answer (``n_pos``, ``n_neg``, ``n_total``,
@@ -59,8 +59,13 @@ class PlanResult:
         return _frames.to_caller(self.plan, kind)
 
     def _title(self) -> str:
-        what = "Sample size" if self.kind == "sample_size" else "Power"
+        what = {"sample_size": "Sample size", "power": "Power",
+                "detectable": "Smallest detectable"}[self.kind]
         how = {"obuchowski": "Obuchowski's variance, as pROC's power.roc.test",
+               "obuchowski_mcclish": "comparing two curves, Obuchowski & McClish's binormal variances, "
+                                     "as pROC's power.roc.test",
+               "delong_pilot": "comparing two curves, the pilot's DeLong variances, as pROC's "
+                               "power.roc.test(roc1, roc2)",
                "simulation": "simulation from a scenario with a known curve"}[self.plan["method"][0]]
         return f"{what} for {self.metric.upper()} ({how})"
 

@@ -16,6 +16,7 @@ from ..report.display import TabularResult, direction_phrase
 from ..report.table import PublicationTable
 from ..grouped import GroupedResult
 from ..ties import TieTable
+from .bootstrap import ThresholdBootstrap, bootstrap_thresholds
 from .measures import MEASURES, PREVALENCE_METHOD, CutoffCounts, long_frame, methods_iv
 
 __all__ = ["CUTOFF_COLUMNS", "CutoffResult"]
@@ -218,6 +219,44 @@ class CutoffResult(TabularResult, GroupedResult):
         note = self._title(method if isinstance(method, str) else None, level)
         return PublicationTable(cells=cells, key_columns=tuple(self.by), numeric_columns=tuple(numeric), note=note,
                                 frame_kind=self.frame_kind)
+
+    def bootstrap(self, n_boot: int = 2000, *, level: float | None = None, rng: Any = None, seed: Any = None,
+                  ties: str = "random", progress: bool | None = None) -> ThresholdBootstrap:
+        """Bootstrap intervals of the chosen thresholds and their sensitivity and specificity.
+
+        pROC's ``ci.coords(roc, x="best", ret=c("threshold", "sensitivity",
+        "specificity"))``: every stratified replicate chooses its own best
+        threshold by this result's criterion and ``best_weights``, so the
+        intervals include the uncertainty of the choice (the Wilson intervals
+        of :meth:`conf_int` treat the threshold as fixed in advance). A
+        threshold given as a number stays fixed (pROC's ``ci.thresholds``).
+        See :mod:`aucpr_stats.thresholds.bootstrap`.
+
+        Parameters
+        ----------
+        n_boot : int
+            Replicates (pROC's ``boot.n``, 2000).
+        level : float, optional
+            Confidence level (default: the result's).
+        rng : None, int, numpy Generator or SeedSequence
+            The randomness (SPEC 7; ``seed`` is its alias): each group draws
+            from its own stream, derived from ``rng`` and its key.
+        ties : {"random", "omit"}
+            A replicate whose best criterion is reached at several thresholds:
+            one of them at random (pROC's ``best.policy="random"``) or the
+            replicate left out.
+        progress : bool, optional
+            Show a progress bar (default: on a terminal for long runs).
+
+        Returns
+        -------
+        ThresholdBootstrap
+            One row per group, threshold and measure (``threshold``,
+            ``sensitivity``, ``specificity``): ``estimate``, ``median``,
+            ``lower``, ``upper``, ``n_used`` ...
+        """
+        return bootstrap_thresholds(self, n_boot=n_boot, level=level, rng=rng, seed=seed, ties=ties,
+                                    progress=progress)
 
     def __repr__(self) -> str:
         return (f"CutoffResult(threshold={self.settings.threshold!r}, by={list(self.by)}, groups={self.n_groups}, "

@@ -24,6 +24,7 @@ from . import api, cli_commands
 from . import __version__
 from .cli_commands.compare import run_compare
 from .cli_commands.multiclass import run_multiclass
+from .cli_commands.plots import add_plot_arguments, check_plot_arguments, write_plots
 from .cli_commands.time_to_event import run_time_to_event, wants_time_to_event
 from .estimators import DEFAULT_PR_ESTIMATOR, PR_ESTIMATORS
 from .estimators.tie_blocks import DEFAULT_TIES, TIES
@@ -237,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "uninformative score, the baseline each AUCPR reads against")
     out.add_argument("--scores-as", choices=["columns", "rows"], default="columns",
                      help="with several scores: one column per score (default) or one row per score")
+    add_plot_arguments(out)
     out.add_argument("--raw", action="store_true",
                      help="print the unrounded numbers in long form (one row per group, estimator and "
                           "interval method) instead of the publication table; text or csv only")
@@ -299,7 +301,11 @@ def _run(args: argparse.Namespace) -> Any:
         raise InputError(f"--digits must be 0 or more; got {args.digits}")
     if args.raw and args.format not in ("text", "csv"):
         raise InputError(f"--raw prints text or csv; got --format {args.format}")
+    check_plot_arguments(args)
     frame = read_input(args.file)
+    if (args.plot or args.plot_curves) and (wants_time_to_event(args) or args.multiclass or args.compare):
+        raise InputError("--plot and --plot-curves draw the areas of a binary outcome; not with --compare, "
+                         "--multiclass or a time-to-event outcome yet")
     if wants_time_to_event(args):
         return run_time_to_event(args, frame)
     outcome, score, by = columns_from_args(args)
@@ -364,6 +370,13 @@ def _run(args: argparse.Namespace) -> Any:
         if "bootstrap" not in methods:
             raise InputError(f"--n-boot is for --method bootstrap; got --method {' '.join(methods) or 'none'}")
         method_options["bootstrap"]["n_boot"] = args.n_boot
+    if args.plot or args.plot_curves:  # the figures of the same results, before the table is written
+        curve_options = {"positive": positive, "missing": args.missing, "negative": args.negative,
+                         "direction": args.direction, "unused_levels": args.unused_levels, "weights": args.weights,
+                         "cluster": args.cluster}
+        write_plots(args, results + overall, method=method, method_options=method_options, data=frame,
+                    outcome=outcome, score=score, by=_groupings(by, args.cross)[0], metrics=metrics,
+                    curve_options=curve_options)
     if args.raw:
         if args.overall:
             raise InputError("--overall is for the publication table; drop it with --raw")

@@ -251,6 +251,13 @@ def write_or_print(prog: str, text: str, output: str | None, force: bool = False
         print(text.rstrip("\n"))
 
 
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it, then put back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_output(output: str, write: Callable[[Path], None], force: bool) -> None:
     """Write the ``--output`` file whole or not at all, and never over an existing file without ``force``.
 
@@ -267,6 +274,8 @@ def write_output(output: str, write: Callable[[Path], None], force: bool) -> Non
     os.close(handle)
     try:
         write(Path(temporary))
+        # mkstemp makes the file private (0600); the output gets the mode any new file gets here (the umask's)
+        os.chmod(temporary, 0o666 & ~_umask())
         if force:
             os.replace(temporary, target)
             return

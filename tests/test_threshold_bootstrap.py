@@ -128,3 +128,19 @@ def test_bad_input(asah):
         cutoffs(weighted, "outcome", "s100b", positive="Poor", weights="w").bootstrap(100)
     with pytest.raises(InputError, match="n_boot"):
         cutoffs(asah, "outcome", "s100b", positive="Poor").bootstrap(0)
+
+
+def test_few_positives_are_flagged(asah):
+    from aucpr_stats import SmallSampleWarning
+
+    with pytest.warns(SmallSampleWarning, match="fewer than 50 positives or negatives"):
+        boot = cutoffs(asah, "outcome", "s100b", positive="Poor").bootstrap(200, rng=1).to_polars()
+    assert boot["note"].str.contains("may under-cover").all()  # 41 positives
+    gen = np.random.default_rng(5)
+    y = np.repeat([1, 0], [120, 150])
+    big = pl.DataFrame({"y": y, "s": gen.normal(size=270) + y})
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        assert cutoffs(big, "y", "s").bootstrap(200, rng=1).to_polars()["note"].is_null().all()

@@ -90,7 +90,7 @@ class CvCurvesResult(TabularResult, GroupedResult):
     def to_polars(self) -> pl.DataFrame:
         """The averaged curve: keys, ``x``, ``mean``, ``se``, ``lower``, ``upper``, ``level``, ``n_folds``, ``note``.
 
-        The band is ``mean ± z se`` pointwise (precrec's), not clipped.
+        The band is ``mean ± z se`` pointwise (precrec's), cut at 0 and 1.
         """
         out = self._averaged(self.fold_values, self.level, "normal")
         m = self.x.size
@@ -98,7 +98,8 @@ class CvCurvesResult(TabularResult, GroupedResult):
         body = pl.DataFrame({
             "x": np.tile(self.x, self.n_groups),
             "mean": out["mean"].ravel(), "se": out["se"].ravel(),
-            "lower": out["lower"].ravel(), "upper": out["upper"].ravel(),
+            # precision and rates live in [0, 1]: the band is cut there (precrec leaves it past the ends)
+            "lower": np.clip(out["lower"].ravel(), 0.0, 1.0), "upper": np.clip(out["upper"].ravel(), 0.0, 1.0),
             "level": np.full(groups.size, self.level),
             "n_folds": out["folds"].ravel().astype(np.int64),
             "note": pl.Series([self.notes[g] for g in range(self.n_groups)], dtype=pl.String).gather(groups),
@@ -154,7 +155,9 @@ class CvCurvesResult(TabularResult, GroupedResult):
             "estimator": pl.Series(names[e].tolist(), dtype=pl.String),
             "fold": pl.Series(tables.fold.name, [None] * g.size, dtype=tables.fold.dtype),
             "estimate": out["mean"][g, e], "sd": out["sd"][g, e], "se": out["se"][g, e],
-            "lower": out["lower"][g, e], "upper": out["upper"][g, e], "level": np.full(g.size, level),
+            # an area lives in [0, 1]: its interval is cut there (as precrec's auc_ci)
+            "lower": np.clip(out["lower"][g, e], 0.0, 1.0), "upper": np.clip(out["upper"][g, e], 0.0, 1.0),
+            "level": np.full(g.size, level),
             "n_folds": out["folds"][g, e].astype(np.int64),
             "note": pl.Series([self.notes[i] for i in g], dtype=pl.String),
         }), g)
@@ -171,7 +174,7 @@ class CvCurvesResult(TabularResult, GroupedResult):
         (the fold's label; null on summary rows), ``estimate``. Summary rows (``statistic == "mean"``, after
         each group's fold rows): ``estimate`` the mean of the ``k`` fold
         areas, ``sd`` their standard deviation, ``se = sd / sqrt(k)``, and
-        ``lower``, ``upper`` = ``mean ± t_{k-1, (1+level)/2} se``, not clipped;
+        ``lower``, ``upper`` = ``mean ± t_{k-1, (1+level)/2} se``, cut at 0 and 1;
         ``n_folds`` = ``k``. Folds share training data, so this interval is
         descriptive: no unbiased estimator of the variance of a k-fold mean
         exists (Bengio & Grandvalet 2004), and it tends to be too narrow.
@@ -236,7 +239,8 @@ class CvCurvesResult(TabularResult, GroupedResult):
                     if np.isfinite(values).any():
                         ax.plot(self.x, values, color=colour, lw=0.6, alpha=0.35)
             if band and np.isfinite(out["mean"][g]).any():
-                ax.fill_between(self.x, out["lower"][g], out["upper"][g], color=colour, alpha=0.2, lw=0)
+                ax.fill_between(self.x, np.clip(out["lower"][g], 0, 1), np.clip(out["upper"][g], 0, 1), color=colour,
+                                alpha=0.2, lw=0)
             ax.plot(self.x, out["mean"][g], color=colour, lw=1.8,
                     label=f"{labels[g]}, mean of {int(self.n_folds[g])} folds")
         x_label, y_label = _AXES[self.curve]

@@ -654,6 +654,7 @@ def render(results: dict) -> str:
     lines += _pooling_section()
     lines += _multiclass_section()
     lines += _survival_section()
+    lines += _proc_extras_section()
     return "\n".join(lines)
 
 
@@ -776,6 +777,27 @@ SURVIVAL_STUDIES = (
      "censoring, the simultaneous band, and the size of the paired comparison", "survival_coverage.py",
      "survival_coverage_results.md"),
 )
+
+
+#: The studies of the tests and intervals pROC and Stata users reach for (docs/roc.md), kept on regeneration.
+PROC_EXTRAS_STUDIES = (
+    ("The test that k areas are equal (Stata roccomp): size", "equality_test_size.py",
+     "equality_test_size_results.md"),
+    ("Venkatraman's test and the test of sensitivity at a fixed specificity: size", "curve_tests_size.py",
+     "curve_tests_size_results.md"),
+    ("The bootstrap of a chosen threshold (pROC's ci.coords on the best point): coverage",
+     "threshold_bootstrap_coverage.py", "threshold_bootstrap_coverage_results.md"),
+    ("The within-matched-set AUROC of matched case-control studies: coverage", "matched_coverage.py",
+     "matched_coverage_results.md"),
+)
+
+
+def _proc_extras_section() -> list[str]:
+    """The size and coverage studies of the pROC and Stata extras (their own scripts)."""
+    return _studies("Tests and intervals from pROC and Stata", "Measured by their own scripts under nulls and "
+                    "truths known from the data-generating model; what each assumes and where it fails is in "
+                    "[the ROC area](roc.md), [comparing scores](compare.md), [cut-offs](cutoffs.md) and "
+                    "[matched studies](matched.md).", PROC_EXTRAS_STUDIES)
 
 
 def _survival_section() -> list[str]:

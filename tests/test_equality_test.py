@@ -106,7 +106,7 @@ def test_bootstrap_covariance_of_aucpr(data):
     # the paired bootstrap's chi-square uses the covariance of the replicate differences: the same as the
     # sample covariance of the replicates' contrasts, which the table's pairwise SEs determine exactly
     result = compare(data, "y", ["a", "b", "d"], n_boot=400, rng=5)
-    test = result.equality_test().to_polars()
+    test = result.equality_test("bootstrap").to_polars()
     frame = result.to_polars()
     se = {(r["score_a"], r["score_b"]): r["se"] for r in frame.iter_rows(named=True)}
     diff = {(r["score_a"], r["score_b"]): r["difference"] for r in frame.iter_rows(named=True)}
@@ -140,3 +140,31 @@ def test_a_group_without_variance_has_no_test():
     assert np.isnan(test["statistic"][0]) and np.isnan(test["p_value"][0])
     assert "variance is missing" in test["note"][0]
     assert np.isfinite(test["statistic"][1])
+
+
+def _average_precision(y: np.ndarray, s: np.ndarray) -> float:
+    from sklearn.metrics import average_precision_score
+
+    return float(average_precision_score(y, s))
+
+
+def test_jackknife_covariance_of_aucpr_equals_a_brute_force_two_sample_jackknife():
+    # continuous scores (no ties): every row its own deletion unit; the two-sample jackknife deletes one row of
+    # one class at a time, and the covariance of the k estimates sums the two classes' spreads
+    gen = np.random.default_rng(11)
+    n = 60
+    y = (np.arange(n) % 3 == 0).astype(np.int64)
+    scores = np.stack([gen.normal(size=n) + 0.9 * y, gen.normal(size=n) + 0.6 * y, gen.normal(size=n) + 0.3 * y])
+    frame = pl.DataFrame({"y": y, "a": scores[0], "b": scores[1], "c": scores[2]})
+    test = compare(frame, "y", ["a", "b", "c"], n_boot=50, rng=1).equality_test().to_polars()
+    theta = np.array([_average_precision(y, s) for s in scores])
+    covariance = np.zeros((3, 3))
+    for cls in (0, 1):
+        rows = np.flatnonzero(y == cls)
+        leave = np.array([[_average_precision(np.delete(y, i), np.delete(s, i)) for s in scores] for i in rows])
+        centred = leave - leave.mean(axis=0)
+        covariance += (rows.size - 1) / rows.size * centred.T @ centred
+    statistic, df = _chi_square_by_hand(theta, covariance)
+    assert test["method"][0] == "paired jackknife covariance"
+    assert test["statistic"][0] == pytest.approx(statistic, rel=1e-9)
+    assert test["df"][0] == df

@@ -379,3 +379,25 @@ def test_lazy_and_arrow_inputs_give_the_same_numbers(infert):
     for data in (df.lazy(), df.to_arrow()):
         assert matched_auroc(data, "case", "lp", matched_set="stratum").estimate == pytest.approx(
             reference["lp"]["estimate"], abs=1e-14)
+
+
+def test_fewer_than_thirty_sets_are_flagged():
+    from aucpr_stats import SmallSampleWarning
+    from aucpr_stats.matched import matched_auroc as verb
+
+    gen = np.random.default_rng(30)
+    for n_sets, flagged in ((12, True), (40, False)):
+        sets = np.repeat(np.arange(n_sets), 3)
+        case = np.tile([1, 0, 0], n_sets)
+        frame = pl.DataFrame({"set": sets, "case": case, "s": gen.normal(size=3 * n_sets) + case})
+        result = verb(frame, "case", "s", matched_set="set")
+        if flagged:
+            with pytest.warns(SmallSampleWarning, match="fewer than 30 matched sets"):
+                note = result.conf_int().to_frame()["note"][0]
+            assert "coverage is not validated" in note
+        else:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", SmallSampleWarning)
+                assert result.conf_int().to_frame()["note"][0] is None

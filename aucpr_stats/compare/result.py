@@ -191,7 +191,7 @@ class ComparisonResult:
             options["seed"] = rng_iv(rng, options.pop("seed", None))
         return interaction(self, method, across=across, **options)
 
-    def equality_test(self) -> EqualityTest:
+    def equality_test(self, method: str | None = None, **options: Any) -> EqualityTest:
         """The single test that every area compared is equal (Stata ``roccomp``): one row per group and estimator.
 
         The chi-square of the :math:`k - 1` differences from the first area
@@ -199,7 +199,10 @@ class ComparisonResult:
         (DeLong's for AUROC, the paired bootstrap's for AUCPR, Obuchowski's
         with clusters, the sum of independent samples' for ``between=``); see
         :mod:`aucpr_stats.compare.equality`. Needs every pair: compare
-        without ``reference=``.
+        without ``reference=``. ``method``: where the variances come from
+        (``"jackknife"``, the default for AUCPR on independent rows, or the
+        comparison's own); ``**options`` those of the jackknife
+        (``max_units``, ``seed``).
 
         Returns
         -------
@@ -219,7 +222,7 @@ class ComparisonResult:
         >>> int(test.to_frame()["df"][0]), test.to_frame()["p_value"][0] < 0.05
         (2, True)
         """
-        return equality_test(self)
+        return equality_test(self, method, **options)
 
     def __repr__(self) -> str:
         name = type(self).__name__

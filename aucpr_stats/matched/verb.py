@@ -18,7 +18,7 @@ import polars as pl
 
 from .._validate import SCORE_KEY, choice_iv, level_iv, names_or_all_iv, shown
 from ..distributions import normal_quantile
-from ..exceptions import DegenerateGroupWarning, InputError, InputTypeError
+from ..exceptions import DegenerateGroupWarning, InputError, InputTypeError, SmallSampleWarning
 from ..front_door import open_data
 from ..report.display import FramedResult, TabularResult, direction_phrase
 from .estimate import (jackknife_variance, matched_estimate, matched_interval, sandwich_variance,
@@ -31,6 +31,11 @@ METHODS = {"logit": ("sandwich", "logit"), "wald": ("sandwich", "identity"), "ja
 
 _EDGE_NOTE = "estimate of {value:g}: no interval on the logit scale (use method='wald')"
 _ONE_SET_NOTE = "fewer than 2 matched sets: no variance between sets"
+
+#: The fewest matched sets the coverage grid validated (benchmarks/matched_coverage_results.md: the logit
+#: interval 92.8-97.5% at 30 sets); fewer get a note and a SmallSampleWarning.
+MIN_SETS = 30
+_FEW_SETS_NOTE = f"fewer than {MIN_SETS} matched sets: the interval's coverage is not validated (docs/matched.md)"
 
 
 def _plural(n: int, word: str) -> str:
@@ -155,6 +160,10 @@ class MatchedAurocResult(TabularResult):
         methods = names_or_all_iv(method, "method", list(METHODS))
         level = self.level if level is None else level_iv(level)
         frames = [self._interval_frame(m, level) for m in methods]
+        few = int(((self.n_sets >= 2) & (self.n_sets < MIN_SETS)).sum())
+        if few:
+            warnings.warn(f"{few} row(s) with fewer than {MIN_SETS} matched sets: their intervals are not validated "
+                          "there; see the `note` column", SmallSampleWarning, stacklevel=2)
         frame = pl.concat(frames, how="vertical")
         title = f"{self._title()}: {level:.0%} intervals"
         return MatchedAurocIntervals(frame=frame, frame_kind=self.frame_kind, title=title)
@@ -165,16 +174,17 @@ class MatchedAurocResult(TabularResult):
         lower, upper = matched_interval(self.estimates, se, level, scale)
         z = float(normal_quantile(0.5 + level / 2))
         notes = []
-        for note, theta, s in zip(self.notes, self.estimates, se):
-            extra = None
+        for note, theta, s, k in zip(self.notes, self.estimates, se, self.n_sets):
+            extra = _FEW_SETS_NOTE if 2 <= k < MIN_SETS else None
             if np.isfinite(theta) and np.isnan(s):
                 extra = _ONE_SET_NOTE
             elif scale == "logit" and theta in (0.0, 1.0):
-                extra = _EDGE_NOTE.format(value=theta)
+                extra = "; ".join(n for n in (extra, _EDGE_NOTE.format(value=theta)) if n)
             elif scale == "identity" and np.isfinite(theta) and s == 0:
-                extra = f"standard error 0 at an estimate of {theta:g}: the interval is a point"
+                extra = "; ".join(n for n in (extra, f"standard error 0 at an estimate of {theta:g}: the interval "
+                                                      "is a point") if n)
             elif scale == "identity" and np.isfinite(theta) and (theta - z * s < 0 or theta + z * s > 1):
-                extra = "Wald bound truncated to [0, 1]"
+                extra = "; ".join(n for n in (extra, "Wald bound truncated to [0, 1]") if n)
             notes.append("; ".join(n for n in (note, extra) if n) or None)
         base = self.to_polars().drop("note")
         position = base.columns.index("estimate") + 1

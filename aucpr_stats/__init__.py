@@ -83,6 +83,8 @@ _ON_FIRST_USE = {
     "detectable_auc": (".planning", "detectable_auc"),
     "matched_auroc": (".matched", "matched_auroc"),
     "cv_curves": (".curves.cv_average", "cv_curves"),
+    "smooth_roc": (".curves.smooth_roc", "smooth_roc"),
+    "SmoothRocResult": (".curves.smooth_roc", "SmoothRocResult"),
     "CvCurvesResult": (".curves.cv_average_result", "CvCurvesResult"),
     "MatchedAurocResult": (".matched", "MatchedAurocResult"),
     "ThresholdBootstrap": (".thresholds.bootstrap", "ThresholdBootstrap"),
@@ -126,6 +128,7 @@ __all__ = [
     "detectable_auc",
     "matched_auroc",
     "cv_curves",
+    "smooth_roc",
     # inputs on engines (DuckDB, Spark): docs/backends.md
     "sql_input",
     "sql_sums",

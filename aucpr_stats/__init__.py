@@ -84,6 +84,8 @@ _ON_FIRST_USE = {
     "matched_auroc": (".matched", "matched_auroc"),
     "cv_curves": (".curves.cv_average", "cv_curves"),
     "smooth_roc": (".curves.smooth_roc", "smooth_roc"),
+    "compare_curves": (".compare.curve_tests_verb", "compare_curves"),
+    "CurveComparison": (".compare.curve_tests_verb", "CurveComparison"),
     "SmoothRocResult": (".curves.smooth_roc", "SmoothRocResult"),
     "CvCurvesResult": (".curves.cv_average_result", "CvCurvesResult"),
     "MatchedAurocResult": (".matched", "MatchedAurocResult"),
@@ -129,6 +131,7 @@ __all__ = [
     "matched_auroc",
     "cv_curves",
     "smooth_roc",
+    "compare_curves",
     # inputs on engines (DuckDB, Spark): docs/backends.md
     "sql_input",
     "sql_sums",

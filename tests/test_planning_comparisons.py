@@ -143,3 +143,44 @@ def test_bad_input():
         sample_size("auroc", pilot=compare(frame, "y", ["a", "b"], metric="auroc"), auc=(0.8, 0.7))
     with pytest.raises(InputError, match="correlation"):
         detectable_auc(50, 50, correlation=1.5)
+
+
+# ------------------------------------------------------------------ two AUCPRs, by simulation
+def test_aucpr_comparison_power_agrees_with_an_independent_simulation():
+    from aucpr_stats.simulate import Binormal
+
+    first, second = Binormal(mu=1.8), Binormal(mu=1.0)
+    plan = power("aucpr", scenario=(first, second), correlation=0.4, n_pos=40, n_neg=160, n_sim=150,
+                 method_options={"n_boot": 200}, rng=3)
+    gen = np.random.default_rng(99)
+    rejected = 0
+    for k in range(150):  # the same design drawn study by study, each tested on its own
+        y = np.r_[np.ones(40), np.zeros(160)].astype(np.int64)
+        z = gen.multivariate_normal([0, 0], [[1.0, 0.4], [0.4, 1.0]], size=200)
+        frame = pl.DataFrame({"y": y, "a": z[:, 0] + 1.8 * y, "b": z[:, 1] + 1.0 * y})
+        rejected += compare(frame, "y", ["a", "b"], n_boot=200, rng=k).p_value < 0.05
+    independent = rejected / 150
+    se = math.sqrt(2 * plan.power * (1 - plan.power) / 150) + 1e-9
+    assert abs(plan.power - independent) < 4 * se + 0.02
+    assert plan.true_aucpr1 == pytest.approx(first.true_aucpr(0.2)) and plan.difference > 0
+
+
+def test_aucpr_comparison_sample_size_reaches_its_power_and_is_reproducible():
+    common = dict(scenario=("binormal@0.9", "binormal@0.8"), correlation=0.5, prevalence=0.2, power=0.8,
+                  n_sim=100, method_options={"n_boot": 100}, rng=7)
+    plan = sample_size("aucpr", **common)
+    assert plan.power >= 0.8 and plan.n_pos >= 20
+    search = plan.search
+    assert (search.filter(pl.col("n_pos") < plan.n_pos)["power"] < 0.8).all()
+    assert sample_size("aucpr", **common).n_pos == plan.n_pos
+
+
+def test_aucpr_comparison_bad_input():
+    with pytest.raises(InputError, match="two binormal scenarios"):
+        power("aucpr", scenario=("bibeta", "binormal"), correlation=0.5, n_pos=40, n_neg=100)
+    with pytest.raises(InputError, match="`correlation` is required"):
+        power("aucpr", scenario=("binormal@0.9", "binormal@0.8"), n_pos=40, n_neg=100)
+    with pytest.raises(InputError, match="the same"):
+        power("aucpr", scenario=("binormal@0.9", "binormal@0.9"), correlation=0.2, n_pos=40, n_neg=100)
+    with pytest.raises(InputError, match="`prevalence` is required"):
+        sample_size("aucpr", scenario=("binormal@0.9", "binormal@0.8"), correlation=0.2)

@@ -16,6 +16,7 @@ from ..intervals import INTERVAL_METHODS as ANALYSES
 from ..resample import root_sequence
 from ..simulate import INTERVAL_METHODS, get_scenario
 from . import obuchowski
+from .aucpr_comparison import comparison_power, comparison_sample_size, is_aucpr_comparison
 from .comparisons import is_two_curve_request, plan_comparison
 from .result import PlanResult
 from .simulated import search_size, simulate_size
@@ -79,6 +80,13 @@ def sample_size(metric: str = DEFAULT_METRIC, *, auc: float | None = None, power
     and ``power.roc.test(list(A1=, B1=, A2=, B2=, rn=, ra=, delta=))``
     exactly with ``null_variance="first"`` (:mod:`aucpr_stats.planning.two_curves`).
 
+    **Two AUCPRs** (``metric="aucpr"``, ``scenario=(first, second)``, two
+    binormal scenarios, and ``correlation``): simulated paired studies at
+    ``prevalence``, each analysed by the paired bootstrap test of
+    :func:`aucpr_stats.compare`; the fewest positives (searched by doubling
+    from 20, then bisection) whose power reaches ``power``
+    (:mod:`aucpr_stats.planning.aucpr_comparison`).
+
     **AUCPR** (``metric="aucpr"``): simulated studies from ``scenario``
     (:data:`aucpr_stats.simulate.SCENARIOS`, whose true AUCPR at
     ``prevalence`` is known) analysed with ``estimator`` and the interval
@@ -133,7 +141,8 @@ def sample_size(metric: str = DEFAULT_METRIC, *, auc: float | None = None, power
     correlation : float or (float, float), optional
         Two AUROCs with ``auc=(auc1, auc2)``: the correlation of the two
         tests' scores (binormal latent scale), one number or (in the
-        negatives, in the positives); 0 for two independent samples.
+        negatives, in the positives); 0 for two independent samples. Two
+        AUCPRs: one number, the scores' correlation within each class.
     slope : float or (float, float), optional
         Two AUROCs: the binormal slopes ``B`` (default 1: equal variances).
     null_variance : {"difference", "first"}
@@ -173,6 +182,10 @@ def sample_size(metric: str = DEFAULT_METRIC, *, auc: float | None = None, power
     # one root for every simulated size: rng=5 and rng=numpy.random.default_rng(5) give the same plan
     seed = _validate.rng_iv(rng, seed)
     seed = root_sequence(seed) if metric == "aucpr" else seed
+    if metric == "aucpr" and is_aucpr_comparison(scenario):  # two scores compared: simulated (aucpr_comparison)
+        return comparison_sample_size(scenario=scenario, correlation=correlation, prevalence=prevalence,
+                                      power=target_power, alpha=alpha, n_sim=n_sim, method_options=method_options,
+                                      seed=seed)
     if metric == "aucpr":
         return _aucpr_sample_size(aucpr=aucpr, prevalence=prevalence, scenario=scenario, half_width=half_width,
                                   power=target_power if aucpr is not None else None, estimator=estimator,
@@ -205,6 +218,9 @@ def power(metric: str = DEFAULT_METRIC, *, auc: float | None = None, n_pos: floa
           seed: Any = None, method_options: dict | None = None, rng: Any = None, pilot: Any = None,
           correlation: Any = None, slope: Any = None, null_variance: str = "difference") -> PlanResult:
     """Power of a study with ``n_pos`` positives and ``n_neg`` negatives.
+
+    With ``scenario=(first, second)`` and ``correlation``: the power of the
+    paired test of two AUCPRs, by simulation (see :func:`sample_size`).
 
     **AUCPR** (``metric="aucpr"``, the default, as for :func:`sample_size`
     and :func:`aucpr_stats.compare`): the probability that the planned
@@ -265,6 +281,9 @@ def power(metric: str = DEFAULT_METRIC, *, auc: float | None = None, n_pos: floa
                                null_variance=null_variance)
     if n_pos is None or n_neg is None:
         raise InputError("`n_pos` and `n_neg` are required: the numbers of positives and negatives")
+    if metric == "aucpr" and is_aucpr_comparison(scenario):  # two scores compared: simulated (aucpr_comparison)
+        return comparison_power(scenario=scenario, correlation=correlation, n_pos=n_pos, n_neg=n_neg, alpha=alpha,
+                                n_sim=n_sim, method_options=method_options, seed=seed)
     if metric == "aucpr":
         return _aucpr_power(aucpr=aucpr, n_pos=n_pos, n_neg=n_neg, scenario=scenario, estimator=estimator,
                             method=method, level=level, n_sim=n_sim, seed=seed, method_options=method_options)

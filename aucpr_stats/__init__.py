@@ -85,6 +85,7 @@ _ON_FIRST_USE = {
     "cv_curves": (".curves.cv_average", "cv_curves"),
     "smooth_roc": (".curves.smooth_roc", "smooth_roc"),
     "compare_curves": (".compare.curve_tests_verb", "compare_curves"),
+    "PerformanceReport": (".performance", "PerformanceReport"),
     "CurveComparison": (".compare.curve_tests_verb", "CurveComparison"),
     "SmoothRocResult": (".curves.smooth_roc", "SmoothRocResult"),
     "CvCurvesResult": (".curves.cv_average_result", "CvCurvesResult"),
@@ -94,6 +95,23 @@ _ON_FIRST_USE = {
     "PlanResult": (".planning", "PlanResult"),
     "ImputedCutoffs": (".pooling.imputed_cutoffs", "ImputedCutoffs"),
 }
+
+
+def report(*args, **kwargs):
+    """The whole performance report in one call: see :func:`aucpr_stats.performance.report`.
+
+    ``report(df, "y", ["model_a", "model_b"], by="site")`` gives discrimination
+    (AUROC, AUCPR), calibration and net benefit with intervals, per subgroup
+    and overall, the tests across subgroups and the figures, labelled with
+    the TRIPOD+AI items they answer; ``.to_html(path)``, ``.to_docx(path)``.
+    (Defined here, not on first use: the name ``report`` is also the
+    subpackage of publication tables, ``aucpr_stats.report``, which this
+    function shadows as an attribute; import that subpackage's names with
+    ``from aucpr_stats.report import ...``.)
+    """
+    # loaded on first use, as the names of _ON_FIRST_USE: the report loads the verbs, the plots and matplotlib
+    build = importlib.import_module(".performance", __name__).report
+    return build(*args, **kwargs)
 
 
 def __getattr__(name: str):
@@ -132,6 +150,7 @@ __all__ = [
     "cv_curves",
     "smooth_roc",
     "compare_curves",
+    "report",
     # inputs on engines (DuckDB, Spark): docs/backends.md
     "sql_input",
     "sql_sums",

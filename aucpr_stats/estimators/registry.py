@@ -151,6 +151,9 @@ class Estimator:
         to it ((0, 1) for an area; unbounded for a calibration slope).
     threshold : float, optional
         The risk threshold of a net-benefit record (its name is ``statistic@threshold``).
+    citation : str
+        What the statistic is and where it comes from, one phrase with its
+        reference: the methods text of a report is written from it.
     """
 
     name: str
@@ -168,6 +171,7 @@ class Estimator:
     coverage_caveat: str | None = None
     bounds: tuple[float, float] = (0.0, 1.0)
     threshold: float | None = None
+    citation: str = attrs.field(default="", kw_only=True)
 
     @property
     def statistic(self) -> str:
@@ -267,7 +271,9 @@ PR_ESTIMATORS: dict[str, Estimator] = _registry(
     # crossing a mixed block needs its own negatives: the merged table would mix in the negatives above
     _tie_aware("average_precision", average_precision, "negative_runs", published_reads="positive_rows",
                contributions=average_precision_contributions, replicate_kernel=average_precision_replicates,
-               summable=True, partial=partial_pr.AVERAGE_PRECISION_STEPS),
+               summable=True, partial=partial_pr.AVERAGE_PRECISION_STEPS,
+               citation="average precision, the mean precision at the positives' ranks, a block of tied scores "
+                        "crossed as a random order would cross it on average (Boyd, Eng & Page 2013, section 3.1)"),
     Estimator("expected_average_precision", "aucpr", expected_average_precision, reads="negative_runs"),
     _tie_aware("interpolated_max", interpolated_max, "negative_runs", partial=partial_pr.INTERPOLATED_MAX,
                coverage_caveat=_caveat("interpolated_max", "biased upward (the best precision of each step)",
@@ -286,7 +292,9 @@ PR_ESTIMATORS: dict[str, Estimator] = _registry(
 #: ROC AUC estimators by public name (Radcliffe 2013).
 ROC_ESTIMATORS: dict[str, Estimator] = _registry(
     Estimator("a_prime", "auroc", a_prime, reads="negative_runs", summable=True, partial=roc_window_area,
-              replicate_kernel=a_prime_replicates),
+              replicate_kernel=a_prime_replicates,
+              citation="the Mann-Whitney area under the empirical ROC curve, ties counted one half (Hanley & McNeil "
+                       "1982; Radcliffe 2013)"),
 )
 
 _UNBOUNDED = (-np.inf, np.inf)
@@ -295,13 +303,19 @@ _NO_CURVE = ("no calibration curve: " + FEW_DISTINCT.format(k="its") + ", or the
 
 #: Calibration statistics by public name, in display order (:mod:`.calibration`, :mod:`.calibration_curve`).
 CALIBRATION_STATISTICS: dict[str, Estimator] = _registry(
-    Estimator("oe_ratio", "calibration", oe_ratio, bounds=(0.0, np.inf)),
-    Estimator("citl", "calibration", citl, bounds=_UNBOUNDED),
+    Estimator("oe_ratio", "calibration", oe_ratio, bounds=(0.0, np.inf),
+              citation="the ratio of observed to expected events (O:E)"),
+    Estimator("citl", "calibration", citl, bounds=_UNBOUNDED,
+              citation="calibration-in-the-large, the intercept of a logistic recalibration with the linear "
+                       "predictor as offset (Van Calster et al. 2016)"),
     Estimator("slope", "calibration", calibration_slope, bounds=_UNBOUNDED,
+              citation="the calibration slope, the coefficient of the linear predictor in a logistic recalibration "
+                       "(Cox 1958)",
               undefined=f"{CONSTANT}; or {SEPARATED}"),
     Estimator("intercept", "calibration", calibration_intercept, bounds=_UNBOUNDED,
               undefined=f"no joint intercept: {CONSTANT}; or {SEPARATED}"),
-    Estimator("brier", "calibration", brier),
+    Estimator("brier", "calibration", brier,
+              citation="the Brier score, the mean squared difference of predicted risk and outcome (Brier 1950)"),
     Estimator("scaled_brier", "calibration", scaled_brier, bounds=(-np.inf, 1.0)),
     Estimator("ici", "calibration", ici, undefined=_NO_CURVE, coverage_caveat=(
         "ICI is a mean of absolute errors, biased upward: its bootstrap interval covers 77-92% with 50-200 events, "
@@ -322,7 +336,10 @@ CALIBRATION_STATISTICS: dict[str, Estimator] = _registry(
 
 #: Net-benefit statistics by public name (:mod:`.net_benefit`): a record per statistic and threshold is made by
 #: :func:`net_benefit_records`; these name what each statistic is (a difference of proportions, unbounded).
-NET_BENEFIT_RECORDS = _registry(*(Estimator(name, "net_benefit", rule_column, bounds=_UNBOUNDED)
+_NET_BENEFIT_CITATION = ("net benefit at a risk threshold t, true positives minus false positives weighted by "
+                         "t/(1 - t), per person (Vickers & Elkin 2006)")
+NET_BENEFIT_RECORDS = _registry(*(Estimator(name, "net_benefit", rule_column, bounds=_UNBOUNDED,
+                                            citation=_NET_BENEFIT_CITATION if name == "net_benefit" else "")
                                   for name in NET_BENEFIT_STATISTICS))
 
 #: Every registry by metric.

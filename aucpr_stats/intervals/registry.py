@@ -110,6 +110,9 @@ class IntervalMethod:
         The column its interval is centred on, for the coverage studies'
         location ratio (Boyd et al. 2013, Fig. 8): ``"estimate"``, or an
         extra column (``"boot_median"``, ``"fold_mean"``).
+    citation : str
+        What the interval is and where it comes from, one phrase with its
+        reference: the methods text of a report is written from it.
     """
 
     name: str
@@ -127,6 +130,7 @@ class IntervalMethod:
     min_boundary_count: float | None = None
     max_control_weight: float | None = None
     location: str = "estimate"
+    citation: str = attrs.field(default="", kw_only=True)
 
     @property
     def random(self) -> bool:
@@ -215,7 +219,9 @@ def _bootstrap(min_positives: float, min_clusters: int | None = None,
     """The stratified (cluster, weighted) bootstrap of a metric: one method, its minimums per metric."""
     return IntervalMethod("bootstrap", bootstrap_method, min_positives=min_positives, options=Bootstrap,
                           columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_note, designs=DESIGNS,
-                          location="boot_median", min_clusters=min_clusters, min_boundary_count=min_boundary_count)
+                          location="boot_median", min_clusters=min_clusters, min_boundary_count=min_boundary_count,
+                          citation="the percentile interval of the stratified bootstrap, cases and controls resampled "
+                                   "within themselves (Efron & Tibshirani 1993)")
 
 
 #: Interval methods per metric, in display order; the first is not necessarily the default. The minimum
@@ -227,7 +233,9 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
         # (one cell at 92.1 +- 0.7 was 94.1 +- 0.4 on 4,000 fresh data sets); the binomial 89.5% at 20 positives
         # near AUCPR 1 (prevalence 0.01), >= 91.7% from 30; neither is helped by a boundary rule
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _binomial_se(r), r.level)),
-                                min_positives=20, needs_rows=False, **_FULL),
+                                min_positives=20, needs_rows=False, **_FULL,
+                                citation="a Wald interval on the logit scale with the binomial standard error of the "
+                                         "positives (Boyd, Eng & Page 2013, section 3.2)"),
         "binomial": IntervalMethod("binomial", _closed(lambda est, r: binomial_interval(est, r.result.effective_n_pos[:, None],
                                                                                         r.level)),
                                    min_positives=30, needs_rows=False, **_FULL),
@@ -265,7 +273,9 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
         # positives): flagged below these counts (benchmarks/auroc_boundary.py, docs/intervals.md)
         "delong": IntervalMethod("delong", _closed(lambda est, r: wald_interval(est, _delong_se(r), r.level)),
                                  min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False,
-                                 min_boundary_count=10),
+                                 min_boundary_count=10,
+                                 citation="a Wald interval with DeLong's structural-component variance (DeLong, "
+                                          "DeLong & Clarke-Pearson 1988)"),
         "logit": IntervalMethod("logit", _closed(lambda est, r: logit_interval(est, _delong_se(r), r.level)),
                                 min_positives=50, note=_delong_note, designs=("rows", "weights"), needs_rows=False,
                                 min_boundary_count=8, **_FULL),
@@ -278,7 +288,8 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
         "newcombe": IntervalMethod(
             "newcombe", _closed(lambda est, r: newcombe_interval(est, r.result.effective_n_pos[:, None],
                                                                  r.result.effective_n_neg[:, None], r.level)),
-            min_positives=3, fallback=False, needs_rows=False, **_FULL),
+            min_positives=3, fallback=False, needs_rows=False, **_FULL,
+            citation="Newcombe's score interval, inside [0, 1] by construction (Newcombe 2006, method 5)"),
         # near 1 the percentile interval under-covers (78.5% at AUROC 0.999 with 100 positives): flagged below
         # min(P, N)(1 - A') = 10, as DeLong; the worst unflagged coverage is then 92.8% (docs/validation.md)
         "bootstrap": _bootstrap(50, min_boundary_count=10),
@@ -306,7 +317,10 @@ INTERVAL_METHODS: dict[str, dict[str, IntervalMethod]] = {
 # from a control weight of 10.
 INTERVAL_METHODS["calibration"] = {
     "wald": IntervalMethod("wald", wald_method, min_positives=50, note=wald_note, fallback=False, designs=DESIGNS,
-                           needs=f"a statistic with a Wald interval {list(WALD_STATISTICS)}", needs_rows=True),
+                           needs=f"a statistic with a Wald interval {list(WALD_STATISTICS)}", needs_rows=True,
+                           citation="a Wald interval from the statistic's linearisation (the delta method; the "
+                                    "logistic recalibration's sandwich for the intercept and slope, Van Calster "
+                                    "et al. 2016)"),
     "profile": IntervalMethod("profile", profile_method, min_positives=20, note=profile_note, fallback=False,
                               designs=("rows",), needs=f"a logistic coefficient {list(PROFILE_STATISTICS)}"),
     "bootstrap": IntervalMethod("bootstrap", calibration_bootstrap,
@@ -323,7 +337,9 @@ INTERVAL_METHODS["calibration"] = {
 # percentile bootstrap is 0-2.3 points below Wald on the same data sets.
 INTERVAL_METHODS["net_benefit"] = {
     "wald": IntervalMethod("wald", net_benefit_wald, min_positives=NET_BENEFIT_MIN_EVENTS, note=net_benefit_wald_note,
-                           fallback=False, designs=DESIGNS, needs_rows=True),
+                           fallback=False, designs=DESIGNS, needs_rows=True,
+                           citation="a Wald interval from the exact linearisation of net benefit as a difference "
+                                    "of proportions (Vickers, Cronin, Elkin et al. 2008)"),
     "bootstrap": IntervalMethod("bootstrap", net_benefit_bootstrap,
                                 min_positives=NET_BENEFIT_MIN_EVENTS, options=Bootstrap,
                                 columns=("n_boot", "boot_mean", "boot_median"), note=bootstrap_skew_note,

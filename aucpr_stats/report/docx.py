@@ -10,7 +10,7 @@ from typing import Any
 from ..exceptions import InputError
 from .cells import printable
 
-__all__ = ["write_docx"]
+__all__ = ["write_docx", "add_table", "new_document", "save_document"]
 
 
 def _python_docx():
@@ -21,6 +21,19 @@ def _python_docx():
     return docx
 
 
+def new_document() -> Any:
+    """An empty python-docx ``Document`` (the ``docx`` extra, imported on use)."""
+    return _python_docx().Document()
+
+
+def save_document(document: Any, path: Any) -> None:
+    """Save ``document`` at ``path``; an unwritable path is the caller's error, said so."""
+    try:
+        document.save(path)
+    except OSError as exc:
+        raise InputError(f"could not write the Word document {str(path)!r}: {exc}") from exc
+
+
 def write_docx(table: Any, path: Any, *, caption: str | None = None, note: bool = True) -> None:
     """Write ``table`` (a :class:`~aucpr_stats.report.PublicationTable`) as a Word document at ``path``.
 
@@ -28,11 +41,17 @@ def write_docx(table: Any, path: Any, *, caption: str | None = None, note: bool 
     and the variable rows of a stacked table are bold, level rows indented,
     counts and cells right-aligned, the footnote in 8 pt below the table.
     """
-    docx = _python_docx()
-    from docx.enum.text import WD_ALIGN_PARAGRAPH
-    from docx.shared import Pt
+    document = new_document()
+    add_table(document, table, caption=caption, note=note)
+    save_document(document, path)
 
-    document = docx.Document()
+
+def add_table(document: Any, table: Any, *, caption: str | None = None, note: bool = True) -> None:
+    """Append ``table`` to a python-docx ``document`` (as :func:`write_docx` lays it out)."""
+    _python_docx()
+    from docx.enum.text import WD_ALIGN_PARAGRAPH  # python-docx is optional: imported on use
+    from docx.shared import Pt  # optional dependency, as above
+
     if caption:
         document.add_paragraph(printable(caption)).runs[0].bold = True
     headers = table.cells.columns
@@ -64,7 +83,3 @@ def write_docx(table: Any, path: Any, *, caption: str | None = None, note: bool 
         paragraph = document.add_paragraph()
         run = paragraph.add_run(printable(table.note))
         run.font.size = Pt(8)
-    try:
-        document.save(path)
-    except OSError as exc:
-        raise InputError(f"could not write the Word document {str(path)!r}: {exc}") from exc

@@ -106,6 +106,9 @@ def _counts_frame(results: list, group_keys: tuple, score_to_columns: bool, any_
     elif not score_to_columns and any_multi and SCORE_KEY not in base.columns:
         raise InputError("with scores_as='rows' every result must have several scores, or none")
     for other in count_frames[1:]:
+        if not score_to_columns and any_multi and (SCORE_KEY in other.columns) != (SCORE_KEY in base.columns):
+            raise InputError("with scores_as='rows' every result must have several scores, or none (one result "
+                             "here has one score and another several: give each result the same scores)")
         other = other.drop(SCORE_KEY) if score_to_columns and SCORE_KEY in other.columns else other
         other_keys = [c for c in other.columns if c not in ("n_pos", "n_neg")]
         other = other.unique(subset=other_keys, maintain_order=True) if other_keys else other.head(1)

@@ -140,7 +140,7 @@ def test_readme_main_job_on_real_data(capsys):
     import shlex
 
     readme = (ROOT / "README.md").read_text()
-    command = next(b.strip() for b in re.findall(r"```bash\n(.*?)```", readme, flags=re.S) if "breast_cancer" in b)
+    command = next(b.strip() for b in re.findall(r"```bash\n(.*?)```", readme, flags=re.S) if "breast_cancer" in b and " report " not in b)
     argv = shlex.split(command)
     assert argv[0] == "aucpr-stats"
     import os
@@ -233,7 +233,7 @@ def test_documented_commands_run(command, tmp_path, monkeypatch, capsys):
     import shlex
 
     argv = shlex.split(command)[1:]
-    for flag in ("--output", "-o"):  # write into a temporary folder, not the repository
+    for flag in ("--output", "-o", "--plot", "--plot-curves"):  # write into a temporary folder, not the repository
         if flag in argv:
             i = argv.index(flag)
             argv[i + 1] = str(tmp_path / Path(argv[i + 1]).name)

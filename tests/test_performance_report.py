@@ -193,3 +193,18 @@ def test_results_with_different_scores_are_refused_clearly(df):
     both = auroc(df, "malignant", ["logistic", "forest"])
     with pytest.raises(InputError, match="every result must have several scores, or none"):
         both.table(calibration(df, "malignant", "forest"), scores_as="rows")
+
+
+def test_the_command_line_writes_the_page_and_the_word_file(tmp_path, capsys):
+    from aucpr_stats.cli import main
+
+    common = [str(DATA), "--formula", "malignant ~ logistic + forest | size_group", "--no-figures"]
+    assert main(["report", *common, "-o", str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and 'id="tripod-23a"' in page
+    assert main(["report", *common, "-o", str(tmp_path / "r.docx")]) == 0
+    assert (tmp_path / "r.docx").read_bytes()[:2] == b"PK"  # a zip: the Word format
+    capsys.readouterr()
+    assert main(["report", *common, "-o", str(tmp_path / "r.pdf")]) == 2
+    assert "write .html, .docx, .md, .tex or .txt" in capsys.readouterr().err
+    assert main(["report", *common, "-o", str(tmp_path / "r.html")]) == 2  # exists: not without --force

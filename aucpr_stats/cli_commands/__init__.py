@@ -1,5 +1,5 @@
 """Subcommands of ``aucpr-stats``: ``calibration`` (:mod:`.calibration`), ``cutoffs`` (:mod:`.cutoffs`),
-``net-benefit`` (:mod:`.net_benefit`) and ``plan`` (:mod:`.plan`).
+``net-benefit`` (:mod:`.net_benefit`), ``plan`` (:mod:`.plan`) and ``report`` (:mod:`.report`).
 
 ``aucpr_stats.cli.main`` hands ``aucpr-stats cutoffs ...`` and
 ``aucpr-stats plan ...`` here. Each subcommand has ``build_parser()`` and
@@ -10,16 +10,17 @@ bad file, column or option, as the main command does. What they share is in
 
 from __future__ import annotations
 
-from . import calibration, cutoffs, net_benefit, plan
+from . import calibration, cutoffs, net_benefit, plan, report
 from .common import FORMATS, add_output_arguments, checked_format, render, run
 
 __all__ = ["main", "run", "render", "add_output_arguments", "checked_format", "SUBCOMMANDS", "FORMATS"]
 
 #: The subcommands by name, as ``module:main``.
-SUBCOMMANDS = ("calibration", "cutoffs", "net-benefit", "plan")
+SUBCOMMANDS = ("calibration", "cutoffs", "net-benefit", "plan", "report")
 
 
 def main(argv: list[str]) -> int:
     """Run ``argv[0]`` (``calibration``, ``cutoffs`` or ``plan``) with the rest of ``argv``."""
-    command = {"calibration": calibration, "cutoffs": cutoffs, "net-benefit": net_benefit, "plan": plan}[argv[0]]
+    command = {"calibration": calibration, "cutoffs": cutoffs, "net-benefit": net_benefit, "plan": plan,
+               "report": report}[argv[0]]
     return command.main(argv[1:])

@@ -38,8 +38,9 @@ h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; padding-b
 .item { font-size: 0.85em; color: #555; margin-top: -0.6em; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table.aucpr-stats-table { border-collapse: collapse; font-size: 0.8em; margin: 0.8em 0; }
-table.aucpr-stats-table th, table.aucpr-stats-table td { border-bottom: 1px solid #ddd; padding: 0.3em 0.6em;
-                                                       white-space: nowrap; }
+table.aucpr-stats-table th, table.aucpr-stats-table td { border-bottom: 1px solid #ddd; padding: 0.3em 0.5em;
+                                                       vertical-align: top; }
+table.aucpr-stats-table tbody td:first-child { white-space: nowrap; }
 table.aucpr-stats-table thead th { border-bottom: 2px solid #444; white-space: normal; vertical-align: bottom; }
 table.aucpr-stats-table tfoot td { white-space: normal; font-size: 0.9em; color: #444; border: none; }
 figure { margin: 1.5em 0; }

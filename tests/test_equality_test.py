@@ -168,3 +168,19 @@ def test_jackknife_covariance_of_aucpr_equals_a_brute_force_two_sample_jackknife
     assert test["method"][0] == "paired jackknife covariance"
     assert test["statistic"][0] == pytest.approx(statistic, rel=1e-9)
     assert test["df"][0] == df
+
+
+def test_aucpr_tests_below_the_validated_size_are_flagged():
+    from aucpr_stats import SmallSampleWarning
+    import warnings
+
+    gen = np.random.default_rng(100)
+    for n, flagged in ((120, True), (700, False)):
+        y = (np.arange(n) % 2).astype(np.int64)
+        frame = pl.DataFrame({"y": y, **{k: gen.normal(size=n) + y for k in ("a", "b", "c")}})
+        result = compare(frame, "y", ["a", "b", "c"], n_boot=20, rng=1)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            note = result.equality_test().to_polars()["note"][0]
+        assert any(issubclass(w.category, SmallSampleWarning) for w in caught) == flagged
+        assert (note is not None and "fewer than 100 positives" in note) == flagged

@@ -34,6 +34,7 @@ bootstrap for AUCPR, the independent samples' sum for ``between=`` levels.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import attrs
@@ -42,11 +43,15 @@ import polars as pl
 
 from .._validate import choice_iv
 from ..distributions import chi2_sf
-from ..exceptions import InputError
+from ..exceptions import InputError, SmallSampleWarning
 from ..report.display import FramedResult
 from .jackknife import jackknife_options
 
 __all__ = ["EqualityTest", "equality_test", "chi_square_of_differences"]
+
+#: Fewest positives at which the AUCPR test held its size in benchmarks/equality_test_size_results.md (the paired
+#: jackknife: 2.5-5.7% from 100 positives, 8.5% with 5 scores at 30); fewer get a note and a SmallSampleWarning.
+AUCPR_MIN_POSITIVES = 100
 
 #: An eigenvalue of the covariance of the differences below this fraction of the largest is zero (a rank lost,
 #: e.g. two scores that order every pair alike): the test uses the generalised inverse and one df fewer.
@@ -183,8 +188,13 @@ def equality_test(result: Any, method: str | None = None, **options: Any) -> Equ
     statistic, df = chi_square_of_differences(difference, variance)
     with np.errstate(invalid="ignore"):
         p_value = np.where(df > 0, chi2_sf(statistic, np.maximum(df, 1)), np.nan)
+    counts = [c for c in ("n_pos", "n_neg") if c in frame.columns]
+    first_rows = rows.unique("__cell", keep="first", maintain_order=True).select(["__cell", *counts])
+    n_pos = (first_rows.sort("__cell")["n_pos"].to_numpy() if "n_pos" in counts
+             else np.full(n_cells, np.inf))
+    small = (result.metric == "aucpr") & (n_pos < AUCPR_MIN_POSITIVES) & np.isfinite(statistic)
     notes = []
-    for s, d in zip(statistic.tolist(), df.tolist()):
+    for s, d, few in zip(statistic.tolist(), df.tolist(), small.tolist()):
         if np.isnan(s):
             notes.append("a pair's variance is missing (see the comparison's notes): no test")
         elif d < k - 1:
@@ -192,8 +202,14 @@ def equality_test(result: Any, method: str | None = None, **options: Any) -> Equ
                          f"chi-square with {d} df")
         else:
             notes.append(None)
-    counts = [c for c in ("n_pos", "n_neg") if c in frame.columns]
-    first_rows = rows.unique("__cell", keep="first", maintain_order=True).select(["__cell", *counts])
+        if few:
+            extra = (f"fewer than {AUCPR_MIN_POSITIVES} positives: the test's size is not kept there (8.5% at 30 "
+                     "positives with 5 scores, benchmarks/equality_test_size_results.md)")
+            notes[-1] = extra if notes[-1] is None else f"{notes[-1]}; {extra}"
+    if small.any():
+        warnings.warn(f"{int(small.sum())} test(s) of equal AUCPRs with fewer than {AUCPR_MIN_POSITIVES} positives: "
+                      "the test may reject a true null too often there; see the `note` column", SmallSampleWarning,
+                      stacklevel=3)
     table = cells.join(first_rows, on="__cell", how="left").sort("__cell").drop("__cell")
     if method == "jackknife":
         method = "paired jackknife covariance" if result.paired else "jackknife variances of independent samples"

@@ -38,6 +38,9 @@ DEFAULT_CALIBRATION = ("citl", "slope", "oe_ratio", "brier")
 #: Net benefit is reported at these risk thresholds unless the caller states the clinically relevant ones.
 DEFAULT_REPORT_THRESHOLDS = (0.1, 0.2, 0.3)
 
+#: The most panels (subgroups x scores) a curve figure gets; beyond it the figures show the overall curves.
+MAX_PANELS = 12
+
 #: Column labels of the report's table (the statistics as papers name them).
 _LABELS = {"citl": "in the large", "slope": "slope", "oe_ratio": "O:E", "brier": "Brier"}
 
@@ -244,15 +247,19 @@ def _figures(data, outcome, scores, groups, blocks, overall, common, level, step
                         _png(_figure_of(axes))))
     steps("figures: ROC and PR curves")
     grouping = groups[0] if groups else None
+    if grouping is not None and blocks["auroc"][0].n_groups > MAX_PANELS:  # unreadable: the overall curves
+        grouping = None
     curve_options = {k: common[k] for k in ("positive", "missing", "weights", "cluster")}
     for name, verb, caption in (("roc", roc_curve, "ROC curves"), ("pr", pr_curve, "Precision-recall curves")):
         curve = verb(data, outcome, scores, grouping, **curve_options)
         axes = plot_curve(curve, facet=curve.n_groups > 1)
-        what = f" per {grouping}" if grouping else ""
+        what = f" per {grouping}" if grouping else (" (overall: too many subgroups for one figure each)"
+                                                    if groups else "")
         drawn.append(Figure(name, "12e", f"{caption}{what}", _png(_figure_of(axes))))
     steps("figures: calibration and decision curves")
     if "calibration" in blocks:
-        fig = blocks["calibration"][0].curve(level=level).plot()
+        source = blocks["calibration"][0] if grouping is not None or not groups else overall[2]
+        fig = source.curve(level=level).plot()
         drawn.append(Figure("calibration", "12e", "Calibration curves with 95% pointwise bands, "
                             "and the predicted risks", _png(_figure_of(fig))))
     if "net_benefit" in blocks:

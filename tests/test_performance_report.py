@@ -208,3 +208,33 @@ def test_the_command_line_writes_the_page_and_the_word_file(tmp_path, capsys):
     assert main(["report", *common, "-o", str(tmp_path / "r.pdf")]) == 2
     assert "write .html, .docx, .md, .tex or .txt" in capsys.readouterr().err
     assert main(["report", *common, "-o", str(tmp_path / "r.html")]) == 2  # exists: not without --force
+
+
+def test_imputed_data_sets_are_pooled_by_rubins_rules():
+    gen = np.random.default_rng(36)
+    n = 300
+    base = pl.DataFrame({"y": gen.random(n) < 0.3, "g": gen.integers(0, 2, n).astype(str)})
+    frames = []
+    for m in range(4):
+        risk = 1 / (1 + np.exp(-(-1 + 1.5 * base["y"].to_numpy() + gen.normal(size=n))))
+        frames.append(base.with_columns(p=risk, q=np.clip(risk + 0.05 * gen.normal(size=n), 0.001, 0.999),
+                                        imp=pl.lit(m + 1)))
+    df = pl.concat(frames)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small subgroups get notes; the numbers are what is checked here
+        result = report(df, "y", ["p", "q"], by="g", imputation="imp", thresholds=[0.2])
+    scores, stats = ["p", "q"], ["citl", "slope", "oe_ratio", "brier"]
+    pooled = [auroc(df, "y", scores, "g", imputation="imp"), aucpr(df, "y", scores, "g", imputation="imp"),
+              calibration(df, "y", scores, "g", statistic=stats, imputation="imp"),
+              net_benefit(df, "y", scores, "g", thresholds=[0.2], imputation="imp")]
+    overall = [auroc(df, "y", scores, imputation="imp"), aucpr(df, "y", scores, imputation="imp"),
+               calibration(df, "y", scores, statistic=stats, imputation="imp"),
+               net_benefit(df, "y", scores, thresholds=[0.2], imputation="imp")]
+    by_hand = publication_table(pooled, overall=overall, scores_as="rows", heterogeneity="default",
+                                labels={"citl": "in the large", "slope": "slope", "oe_ratio": "O:E", "brier": "Brier"})
+    assert result.table.cells.equals(by_hand.cells)
+    assert [f.name for f in result.figures] == ["forest"]
+    assert "Rubin's rules (Rubin 1987)" in result.methods
+    assert any("not pooled" in n for n in result.notes)

@@ -83,6 +83,7 @@ def report(
     cluster: str | None = None,
     weights: str | None = None,
     prevalence: float | None = None,
+    imputation: str | None = None,
     thresholds: Sequence[float] = DEFAULT_REPORT_THRESHOLDS,
     calibration_statistics: Sequence[str] = DEFAULT_CALIBRATION,
     positive: Any = None,
@@ -111,6 +112,11 @@ def report(
     cluster, weights, prevalence
         The study design, as in :func:`aucpr_stats.aucpr`; every interval
         respects it.
+    imputation : str, optional
+        A column numbering multiply imputed data sets stacked in long form
+        (mice's ``.imp``): every measure is pooled by Rubin's rules and the
+        tests across subgroups are the pooled ones (D1); the curve figures,
+        which are not pooled, are left out (the forest plot stays).
     thresholds : list of float
         Risk thresholds for net benefit (state the clinically relevant ones).
     calibration_statistics : list of str
@@ -141,6 +147,7 @@ def report(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         built = _build(data, outcome, score, by, cluster=cluster, weights=weights, prevalence=prevalence,
+                       imputation=imputation,
                        thresholds=thresholds, calibration_statistics=calibration_statistics, positive=positive,
                        missing=missing, level=level, figures=figures, title=title, digits=digits, progress=progress)
     seen = {}
@@ -151,8 +158,8 @@ def report(
     return attrs.evolve(built, notes=tuple(dict.fromkeys([*built.notes, *seen])))
 
 
-def _build(data, outcome, score, by, *, cluster, weights, prevalence, thresholds, calibration_statistics, positive,
-           missing, level, figures, title, digits, progress) -> PerformanceReport:
+def _build(data, outcome, score, by, *, cluster, weights, prevalence, imputation, thresholds, calibration_statistics,
+           positive, missing, level, figures, title, digits, progress) -> PerformanceReport:
     """The report's computations (warnings collected by :func:`report`)."""
     scores = [score] if isinstance(score, str) else list(score)
     groups = [] if by is None else ([by] if isinstance(by, str) else list(by))
@@ -160,7 +167,7 @@ def _build(data, outcome, score, by, *, cluster, weights, prevalence, thresholds
     progress = progress_iv(progress)
     if not scores:
         raise InputError("`score` must name at least one column")
-    common = dict(positive=positive, missing=missing, weights=weights, cluster=cluster)
+    common = dict(positive=positive, missing=missing, weights=weights, cluster=cluster, imputation=imputation)
     steps = _Steps(progress, 5 + (4 if figures else 0))
     steps("discrimination: AUROC and AUCPR per subgroup and overall")
     blocks: dict[str, list] = {"auroc": [], "aucpr": []}
@@ -200,10 +207,14 @@ def _build(data, outcome, score, by, *, cluster, weights, prevalence, thresholds
     for result in ordered if groups else []:
         if result.metric in ("auroc", "aucpr"):
             heterogeneity.append(result.heterogeneity().to_polars())
-    design = {"cluster": cluster, "weights": weights, "prevalence": prevalence, "by": groups}
+    design = {"cluster": cluster, "weights": weights, "prevalence": prevalence, "by": groups,
+              "imputation": imputation}
     text, references = describe([r for r in ordered if r in [b[0] for b in blocks.values()]], methods, level, design)
     steps("the methods text")
     drawn = _figures(data, outcome, scores, groups, blocks, overall, common, level, steps) if figures else []
+    if figures and imputation is not None:
+        notes.append("The curve figures are not drawn with imputed data sets (curves are not pooled); the forest "
+                     "plot shows the pooled estimates.")
     sections = [
         Block("12e", "Performance measures", text),
         Block("23a", "Performance with confidence intervals, overall and in key subgroups", table.note or ""),
@@ -245,6 +256,8 @@ def _figures(data, outcome, scores, groups, blocks, overall, common, level, step
     axes = forest_plot(areas, level=level)
     drawn.append(Figure("forest", "23a", "AUROC and AUCPR with 95% intervals, overall and per subgroup",
                         _png(_figure_of(axes))))
+    if common.get("imputation") is not None:  # curves are not pooled across imputations
+        return drawn
     steps("figures: ROC and PR curves")
     grouping = groups[0] if groups else None
     if grouping is not None and blocks["auroc"][0].n_groups > MAX_PANELS:  # unreadable: the overall curves

@@ -44,6 +44,7 @@ REFERENCES = {
     "Collins et al. 2024": "Collins, G. S., Moons, K. G. M., Dhiman, P., et al. (2024). TRIPOD+AI statement: "
                            "updated guidance for reporting clinical prediction models that use regression or "
                            "machine learning methods. BMJ 385, e078378.",
+    "Rubin 1987": "Rubin, D. B. (1987). Multiple Imputation for Nonresponse in Surveys. Wiley.",
     "Cochran 1954": "Cochran, W. G. (1954). The combination of estimates from different experiments. Biometrics 10, "
                     "101-129.",
 }
@@ -61,7 +62,8 @@ def methods_text(results: list, methods: dict, level: float, design: dict) -> st
     """One sentence per metric: its statistics (the records' citations) and interval (the method's citation)."""
     sentences = []
     for result in results:
-        records = [r for r in result.records if getattr(r, "citation", "")] or list(result.records)
+        source = getattr(result, "per_imputation", result)  # a pooled result: its imputations' records
+        records = [r for r in source.records if getattr(r, "citation", "")] or list(source.records)
         seen, statistics = set(), []
         for record in records:
             text = record.citation or record.name.replace("_", " ")
@@ -79,6 +81,9 @@ def methods_text(results: list, methods: dict, level: float, design: dict) -> st
     if design.get("prevalence") is not None:
         sentences.append(f"The sample is read at a stated prevalence of {design['prevalence']:g} (a case-control "
                          "sample reweighted to the population).")
+    if design.get("imputation"):
+        sentences.append(f"Multiply imputed data sets (numbered by {design['imputation']}) are pooled by Rubin's "
+                         "rules (Rubin 1987), each measure on the scale its interval uses.")
     if design.get("by"):
         sentences.append(f"Subgroups by {', '.join(design['by'])}; heterogeneity across their levels tested on the "
                          "subgroup estimates and their variances (Cochran's Q, Cochran 1954, for AUROC, calibration "

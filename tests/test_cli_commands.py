@@ -41,7 +41,7 @@ def test_cutoffs_text_markdown_file_and_options(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,text", [
     (["--score", "nope"], "column 'nope' given as `score`"),
-    (["--score", "model_a", "--threshold", "best"], "`threshold` must be a number or one of"),
+    (["--score", "model_a", "--threshold", "best"], "`threshold` must be a number, one of"),
     (["--score", "model_a", "--prevalence", "2"], "`prevalence`"),
 ])
 def test_cutoffs_errors_are_one_line_with_status_2(argv, text, capsys):

@@ -274,7 +274,7 @@ def test_several_scores_give_a_score_key():
 
 
 @pytest.mark.parametrize("kwargs,error,text", [
-    ({"threshold": "best"}, InputError, "`threshold` must be a number or one of"),
+    ({"threshold": "best"}, InputError, "`threshold` must be a number, one of"),
     ({"threshold": float("nan")}, InputError, "NaN"),
     ({"threshold": [True]}, InputTypeError, "`threshold`"),
     ({"threshold": []}, InputError, "at least one"),

@@ -144,3 +144,43 @@ def test_few_positives_are_flagged(asah):
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallSampleWarning)
         assert cutoffs(big, "y", "s").bootstrap(200, rng=1).to_polars()["note"].is_null().all()
+
+
+@pytest.mark.parametrize("target", ["sensitivity>=0.9", "specificity>=0.95", "sensitivity>=0.5", "sensitivity>=1"])
+def test_target_criteria_equal_a_brute_force_search(target):
+    gen = np.random.default_rng(9)
+    y = (gen.random(150) < 0.4).astype(np.int64)
+    s = np.round(gen.normal(size=150) + y, 1)  # ties within and across classes
+    result = cutoffs(pl.DataFrame({"y": y, "s": s}), "y", "s", threshold=target).to_polars()
+    measure, value = target.split(">=")
+    distinct = np.unique(s)
+    candidates = np.concatenate(([-np.inf], (distinct[1:] + distinct[:-1]) / 2, [np.inf]))
+    best, found = -1.0, []
+    for t in candidates:  # every threshold of the data, pROC's list
+        se, sp = np.mean(s[y == 1] >= t), np.mean(s[y == 0] < t)
+        reached, other = (se, sp) if measure == "sensitivity" else (sp, se)
+        if reached >= float(value) - 1e-12:
+            if other > best + 1e-12:
+                best, found = other, [t]
+            elif abs(other - best) <= 1e-12:
+                found.append(t)
+    assert sorted(result["threshold"].to_list()) == pytest.approx(sorted(found))
+    assert result["criterion"][0] == target
+    other = "specificity" if measure == "sensitivity" else "sensitivity"
+    assert result[other][0] == pytest.approx(best)
+
+
+def test_a_target_threshold_is_rechosen_in_every_replicate(asah):
+    boot = cutoffs(asah, "outcome", "s100b", positive="Poor", threshold="sensitivity>=0.9").bootstrap(
+        400, rng=2).to_polars()
+    sensitivity = boot.filter(pl.col("measure") == "sensitivity").row(0, named=True)
+    assert sensitivity["lower"] >= 0.9 - 1e-12  # every replicate's chosen threshold reaches the target
+    threshold = boot.filter(pl.col("measure") == "threshold").row(0, named=True)
+    assert threshold["lower"] < threshold["estimate"] < threshold["upper"]
+
+
+def test_bad_targets_are_refused(asah):
+    with pytest.raises(InputError, match="the target must be in"):
+        cutoffs(asah, "outcome", "s100b", positive="Poor", threshold="sensitivity>=1.5")
+    with pytest.raises(InputError, match="'sensitivity>=0.9'"):
+        cutoffs(asah, "outcome", "s100b", positive="Poor", threshold="sensitivity=0.9")

@@ -17,7 +17,7 @@ from ..grouped import direction_signs, read_direction
 from ..ties import TieTable
 from .design import cutoff_units
 from .measures import CutoffCounts
-from .points import ThresholdPoints, all_thresholds, best_mask, counts_at, criterion
+from .points import ThresholdPoints, all_thresholds, best_mask, counts_at, criterion, target_of
 from .proportions import PROPORTION_METHODS, bayes_values
 from .result import CUTOFF_COLUMNS, CutoffResult, CutoffSettings
 
@@ -43,8 +43,15 @@ def _threshold_iv(threshold: Any) -> tuple:
     for item in items:
         item = _validate.scalar_iv(item)
         if isinstance(item, str):
+            target = target_of(item.replace(" ", ""))
+            if target is not None:
+                if not 0.0 < target[1] <= 1.0:
+                    raise InputError(f"`threshold` {item!r}: the target must be in (0, 1]; got {target[1]:g}")
+                out.append(f"{target[0]}>={target[1]:g}")
+                continue
             if item not in CRITERIA:
-                raise InputError(f"`threshold` must be a number or one of {list(CRITERIA)}; got {item!r}")
+                raise InputError(f"`threshold` must be a number, one of {list(CRITERIA)}, or a target such as "
+                                 f"'sensitivity>=0.9' or 'specificity>=0.95'; got {item!r}")
             out.append(item)
         elif isinstance(item, (int, float)) and not isinstance(item, bool):
             if math.isnan(item):
@@ -144,6 +151,11 @@ def cutoffs(
       every threshold of the group: the midpoints between adjacent distinct
       scores and ``±inf``, as pROC lists them. Equally good thresholds
       each get a row (pROC returns them all);
+    * ``"sensitivity>=0.9"`` (any target in (0, 1]) finds the most specific
+      threshold whose sensitivity reaches the target, and
+      ``"specificity>=0.95"`` the most sensitive one whose specificity does
+      (a rule-in or rule-out threshold chosen on the data: its bootstrap,
+      :meth:`CutoffResult.bootstrap`, re-chooses it);
     * a number is applied as given (it may lie outside the scores);
     * ``"all"`` lists every threshold (pROC's ``coords(roc, "all")``).
 
@@ -152,7 +164,7 @@ def cutoffs(
     data_or_formula, outcome, score, by, data, positive, missing
         As in :func:`aucpr_stats.aucpr`: the data (or a formula), the binary
         outcome, one or more score columns, grouping columns.
-    threshold : "youden", "closest_topleft", "all", a number, or a list of them
+    threshold : "youden", "closest_topleft", "sensitivity>=t", "specificity>=t", "all", a number, or a list of them
         The thresholds to report, in this order within each group.
     level : float
         Confidence level of the intervals: the default of
@@ -354,7 +366,9 @@ def _row_notes(group, label, threshold, tp, n_pos, n_neg, group_notes, table) ->
         notes[i].append(f"no best threshold: {group_notes[group[i]] or 'one class only'}")
     for i in np.flatnonzero(~np.isnan(tp) & ((n_pos == 0) | (n_neg == 0))):
         notes[i].append(group_notes[group[i]] or "one class only")
-    best = np.isin(label, ["youden", "closest_topleft"]) & ~np.isnan(tp)
+    best = (np.isin(label, ["youden", "closest_topleft"])
+            | np.char.startswith(label.astype(str), "sensitivity>=")
+            | np.char.startswith(label.astype(str), "specificity>=")) & ~np.isnan(tp)
     if best.any():
         key = np.char.add(group.astype(str), label.astype(str))
         _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)

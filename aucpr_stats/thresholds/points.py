@@ -160,16 +160,38 @@ def counts_at(ties: TieTable, values: np.ndarray) -> ThresholdPoints:
 def criterion(points: ThresholdPoints, method: str, weights: tuple[float, float] = (1.0, 0.5)) -> np.ndarray:
     """pROC's ``optim.crit`` (larger is better): Youden ``se + r sp`` or ``-((1 - se)^2 + r (1 - sp)^2)``.
 
+    A target (``"sensitivity>=0.9"``, ``"specificity>=0.95"``): the other
+    measure where the target is reached, ``-inf`` elsewhere, so the best
+    threshold is the most specific (sensitive) one that reaches it.
+
     ``r = (1 - w2) / (w1 w2)`` from ``weights = (w1, w2)`` (pROC's
     ``best.weights``: the relative cost of a false negative and the
     prevalence); 1 by default. Written as pROC writes it, so that equal
     criteria (ties between thresholds) are equal here too.
     """
-    r = (1.0 - weights[1]) / (weights[0] * weights[1])
     se, sp = points.sensitivity, points.specificity
+    target = target_of(method)
+    if target is not None:  # "sensitivity>=0.9": the most specific threshold reaching that sensitivity
+        measure, value = target
+        reached, other = (se, sp) if measure == "sensitivity" else (sp, se)
+        with np.errstate(invalid="ignore"):
+            return np.where(reached >= value - 1e-12, other, -np.inf)
+    r = (1.0 - weights[1]) / (weights[0] * weights[1])
     if method == "youden":
         return se + r * sp
     return -((1.0 - se) ** 2 + r * (1.0 - sp) ** 2)
+
+
+def target_of(method: str) -> tuple[str, float] | None:
+    """``("sensitivity", 0.9)`` for the criterion ``"sensitivity>=0.9"`` (likewise specificity); else None."""
+    for measure in ("sensitivity", "specificity"):
+        prefix = f"{measure}>="
+        if isinstance(method, str) and method.startswith(prefix):
+            try:
+                return measure, float(method[len(prefix):])
+            except ValueError:
+                return None
+    return None
 
 
 def best_mask(points: ThresholdPoints, crit: np.ndarray, n_groups: int) -> np.ndarray:

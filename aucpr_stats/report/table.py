@@ -13,6 +13,7 @@ from .. import _frames
 from ..exceptions import InputError
 from .cells import printable, true_minus
 from .docx import write_docx
+from .great_tables import to_great_tables
 from .text import text_table
 
 __all__ = ["PublicationTable", "FORMATS", "latex_escape", "markdown_escape"]
@@ -192,6 +193,13 @@ class PublicationTable:
         levels indented), then the footnote in a smaller font.
         """
         write_docx(self, path, caption=caption, note=note)
+
+    def to_great_tables(self, title: str | None = None, subtitle: str | None = None) -> Any:
+        """A ``great_tables.GT`` of the table: stub, row groups, spanners, source notes (the ``tables`` extra).
+
+        great_tables is optional: :func:`aucpr_stats.report.great_tables.to_great_tables` imports it on use.
+        """
+        return to_great_tables(self, title=title, subtitle=subtitle)
 
     def render(self, format: str = "text", **options: Any) -> str:
         """Render as ``"text"``, ``"csv"``, ``"markdown"``, ``"latex"`` or ``"html"``."""

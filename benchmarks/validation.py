@@ -789,6 +789,8 @@ PROC_EXTRAS_STUDIES = (
      "threshold_bootstrap_coverage.py", "threshold_bootstrap_coverage_results.md"),
     ("The within-matched-set AUROC of matched case-control studies: coverage", "matched_coverage.py",
      "matched_coverage_results.md"),
+    ("Smoothed ROC areas (pROC's smooth): coverage of the re-smoothed bootstrap", "smooth_roc_coverage.py",
+     "smooth_roc_coverage_results.md"),
 )
 
 

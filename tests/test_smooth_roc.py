@@ -314,3 +314,17 @@ def test_bad_interval_arguments():
         result.conf_int(n_boot=10.5)
     with pytest.raises(InputError, match="once"):
         result.conf_int(rng=1, seed=2)
+
+
+def test_interval_notes_carry_the_coverage_studys_caveats():
+    import polars as pl
+    from aucpr_stats.curves.smooth_roc import smooth_roc as verb
+
+    gen = np.random.default_rng(12)
+    y = np.repeat([1, 0], [60, 90])
+    frame = pl.DataFrame({"y": y, "s": gen.normal(size=150) + 1.2 * y})
+    notes = {m: verb(frame, "y", "s", method=m).conf_int(n_boot=100, rng=1)["note"][0]
+             for m in ("binormal", "density", "fitdistr")}
+    assert notes["binormal"] is None
+    assert "biased toward 0.5" in notes["density"] and "17-94%" in notes["density"]
+    assert "families must hold" in notes["fitdistr"]

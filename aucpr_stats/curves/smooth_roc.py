@@ -47,6 +47,17 @@ MAX_POINTS = 10**6
 SMOOTH_N_BOOT = 2000
 
 
+#: What the coverage study found for the smoothed areas' intervals (benchmarks/smooth_roc_coverage_results.md,
+#: 300 data sets per cell): binormal 92.7-97.3% on binormal and log-normal scores; density biased toward 0.5
+#: (17-94%: 17% with skewed scores at AUROC 0.9 and 300 per class); fitdistr 54-86% when its family is wrong.
+COVERAGE_CAVEATS = {
+    "density": ("the density-smoothed area is biased toward 0.5, more with strong or skewed scores: its interval "
+                "covered the true area in 17-94% of simulated studies (docs/roc.md); prefer 'binormal' or the "
+                "empirical AUROC"),
+    "fitdistr": ("the fitted families must hold: with skewed scores fitted as normal the interval covered the "
+                 "true area in 54-86% of simulated studies (docs/roc.md)"),
+}
+
 @attrs.frozen
 class SmoothSettings:
     """The smoothing arguments of a call (checked), applied again to every bootstrap replicate."""
@@ -305,6 +316,9 @@ class SmoothRocResult(TabularResult, GroupedResult):
         failed = np.where(self.smoothed.reason == 0, failed, 0)
         notes = [note if note or not failed[k] else f"{failed[k]} replicates could not be smoothed and were left out"
                  for k, note in enumerate(notes)]
+        caveat = COVERAGE_CAVEATS.get(self.method)
+        if caveat is not None:  # the method's interval aims at a smoothed area, not the population's
+            notes = [f"{n}; {caveat}" if n else caveat for n in notes]
         body = pl.DataFrame({"method": [self.method] * self.n_groups, "estimate": self.smoothed.auc,
                              "lower": bounds[:, 0], "upper": bounds[:, 1], "level": [level] * self.n_groups,
                              "n_boot": [n_boot] * self.n_groups, "n_failed": failed.astype(np.int64),

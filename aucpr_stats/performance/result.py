@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,8 @@ h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; padding-b
           border-radius: 3px; padding: 0.1em 0.5em; margin-right: 0.6em; vertical-align: middle; }
 .item { font-size: 0.85em; color: #555; margin-top: -0.6em; }
 .scroll { overflow-x: auto; max-width: 100%; }
-table.aucpr-stats-table { border-collapse: collapse; font-size: 0.8em; margin: 0.8em 0; }
-table.aucpr-stats-table th, table.aucpr-stats-table td { border-bottom: 1px solid #ddd; padding: 0.3em 0.5em;
+table.aucpr-stats-table { border-collapse: collapse; font-size: 0.75em; margin: 0.8em 0; }
+table.aucpr-stats-table th, table.aucpr-stats-table td { border-bottom: 1px solid #ddd; padding: 0.3em 0.35em;
                                                        vertical-align: top; }
 table.aucpr-stats-table tbody td:first-child { white-space: nowrap; }
 table.aucpr-stats-table thead th { border-bottom: 2px solid #444; white-space: normal; vertical-align: bottom; }
@@ -138,7 +139,9 @@ class PerformanceReport:
             body.append(f'<h2><span class="tripod">TRIPOD+AI {esc(block.item)}</span>{esc(block.heading)}</h2>')
             body.append(f'<p class="item">{esc(TRIPOD_ITEMS.get(block.item, ""))}</p>')
             if block.item == "23a":
-                body.append(f'<div class="scroll">{self.table.to_html(caption=self.title)}</div>')
+                table = _NO_BREAK_IN_INTERVAL.sub(lambda m: m.group(0).replace(" to ", "\u00a0to\u00a0"),
+                                                  self.table.to_html(caption=self.title))
+                body.append(f'<div class="scroll">{table}</div>')
                 body += [self._figure_html(i, f) for i, f in enumerate(self.figures, 1) if f.item == "23a"]
             elif block.item == "23b":
                 body.append(f"<p>{esc(block.text)}</p>")
@@ -208,6 +211,9 @@ class PerformanceReport:
 def _listed(heading: str, items: tuple) -> list[str]:
     return [f"## {heading}", "", *[f"- {printable(i)}" for i in items], ""] if items else []
 
+
+#: An interval in a cell, "(0.98 to 1.00)": kept on one line, so a narrow cell breaks only before it.
+_NO_BREAK_IN_INTERVAL = re.compile(r"\([^()<>]* to [^()<>]*\)")
 
 _HETEROGENEITY_COLUMNS = ("estimator", "score", "statistic", "df", "p_value", "i2", "k", "method", "note")
 

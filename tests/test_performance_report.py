@@ -238,3 +238,27 @@ def test_imputed_data_sets_are_pooled_by_rubins_rules():
     assert [f.name for f in result.figures] == ["forest"]
     assert "Rubin's rules (Rubin 1987)" in result.methods
     assert any("not pooled" in n for n in result.notes)
+
+
+def test_sites_are_pooled_by_a_random_effects_meta_analysis(tmp_path):
+    import warnings
+
+    cohort = pl.read_csv(Path(__file__).parents[1] / "data" / "synthetic_cohort.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = report(cohort, "disease", ["model_a", "model_b"], by="age_band", sites="site")
+        by_hand = [publication_table(auroc(cohort, "disease", ["model_a", "model_b"], "site").meta()),
+                   publication_table(aucpr(cohort, "disease", ["model_a", "model_b"], "site").meta())]
+    assert [t.cells.equals(h.cells) for t, h in zip(result.pooled, by_hand)] == [True, True]
+    assert [f.name for f in result.figures if f.item == "23b"] == ["sites_auroc", "sites_aucpr"]
+    assert "random-effects meta-analysis" in result.methods and "Riley, Higgins & Deeks 2011" in result.methods
+    page = result.to_html()
+    parsed = _Page()
+    parsed.feed(page)
+    assert "Random effects (REML, HKSJ)" in [c.strip() for c in parsed.cells]
+    assert len(parsed.images) == len(result.figures)
+    docx = pytest.importorskip("docx")
+    result.to_docx(tmp_path / "sites.docx")
+    document = docx.Document(str(tmp_path / "sites.docx"))
+    assert len(document.tables) == 1 + len(result.heterogeneity) + 2
+    assert len(document.inline_shapes) == len(result.figures)

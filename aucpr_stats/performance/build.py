@@ -28,6 +28,7 @@ from ..exceptions import InputError
 from ..intervals.registry import default_method
 from ..plot import forest_plot, plot_curve
 from ..progress import progress_enabled, progress_iv
+from ..report import publication_table
 from .methods import describe
 from .result import Block, Figure, PerformanceReport
 
@@ -84,6 +85,7 @@ def report(
     weights: str | None = None,
     prevalence: float | None = None,
     imputation: str | None = None,
+    sites: str | None = None,
     thresholds: Sequence[float] = DEFAULT_REPORT_THRESHOLDS,
     calibration_statistics: Sequence[str] = DEFAULT_CALIBRATION,
     positive: Any = None,
@@ -117,6 +119,11 @@ def report(
         (mice's ``.imp``): every measure is pooled by Rubin's rules and the
         tests across subgroups are the pooled ones (D1); the curve figures,
         which are not pooled, are left out (the forest plot stays).
+    sites : str, optional
+        A column of sites (centres, countries): the AUROC and AUCPR of each
+        site pooled by a random-effects meta-analysis (REML, Hartung-Knapp
+        interval, the prediction interval for a new site; ``result.meta()``)
+        with its tables and forest plot (TRIPOD+AI 23b).
     thresholds : list of float
         Risk thresholds for net benefit (state the clinically relevant ones).
     calibration_statistics : list of str
@@ -147,7 +154,7 @@ def report(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         built = _build(data, outcome, score, by, cluster=cluster, weights=weights, prevalence=prevalence,
-                       imputation=imputation,
+                       imputation=imputation, sites=sites,
                        thresholds=thresholds, calibration_statistics=calibration_statistics, positive=positive,
                        missing=missing, level=level, figures=figures, title=title, digits=digits, progress=progress)
     seen = {}
@@ -158,8 +165,8 @@ def report(
     return attrs.evolve(built, notes=tuple(dict.fromkeys([*built.notes, *seen])))
 
 
-def _build(data, outcome, score, by, *, cluster, weights, prevalence, imputation, thresholds, calibration_statistics,
-           positive, missing, level, figures, title, digits, progress) -> PerformanceReport:
+def _build(data, outcome, score, by, *, cluster, weights, prevalence, imputation, sites, thresholds,
+           calibration_statistics, positive, missing, level, figures, title, digits, progress) -> PerformanceReport:
     """The report's computations (warnings collected by :func:`report`)."""
     scores = [score] if isinstance(score, str) else list(score)
     groups = [] if by is None else ([by] if isinstance(by, str) else list(by))
@@ -207,8 +214,9 @@ def _build(data, outcome, score, by, *, cluster, weights, prevalence, imputation
     for result in ordered if groups else []:
         if result.metric in ("auroc", "aucpr"):
             heterogeneity.append(result.heterogeneity().to_polars())
+    pooled, site_figures = _across_sites(data, outcome, scores, sites, common, prevalence, level, figures, digits)
     design = {"cluster": cluster, "weights": weights, "prevalence": prevalence, "by": groups,
-              "imputation": imputation}
+              "imputation": imputation, "sites": sites}
     text, references = describe([r for r in ordered if r in [b[0] for b in blocks.values()]], methods, level, design)
     steps("the methods text")
     drawn = _figures(data, outcome, scores, groups, blocks, overall, common, level, steps) if figures else []
@@ -219,16 +227,38 @@ def _build(data, outcome, score, by, *, cluster, weights, prevalence, imputation
         Block("12e", "Performance measures", text),
         Block("23a", "Performance with confidence intervals, overall and in key subgroups", table.note or ""),
     ]
-    if heterogeneity:
-        sections.append(Block("23b", "Heterogeneity of performance across subgroups",
+    drawn += site_figures
+    if heterogeneity or pooled:
+        sections.append(Block("23b", "Heterogeneity of performance across subgroups" + (" and sites" if pooled
+                                                                                        else ""),
                               "Tests that the area is the same in every level of each subgroup variable, one table "
                               "per measure and variable (Cochran's Q on DeLong variances for AUROC, an F test on "
-                              "jackknife variances for AUCPR; the statistic, its degrees of freedom and p)."))
+                              "jackknife variances for AUCPR; the statistic, its degrees of freedom and p)."
+                              + (f" Across the sites ({sites}): a random-effects meta-analysis of each measure, "
+                                 "with tau², I² and the prediction interval for a new site." if pooled else "")))
     return PerformanceReport(
         title=title or f"Performance of {', '.join(scores)} for {outcome}",
         table=table, results=tuple(ordered), overall=tuple(overall), heterogeneity=tuple(heterogeneity),
+        pooled=tuple(pooled),
         figures=tuple(drawn), blocks=tuple(sections), methods=text, references=tuple(references),
         notes=tuple(notes), frame_kind=getattr(first, "frame_kind", "polars"))
+
+
+def _across_sites(data, outcome, scores, sites, common, prevalence, level, figures, digits) -> tuple[list, list]:
+    """The random-effects meta-analysis of AUROC and AUCPR across ``sites``: its tables and forest plots."""
+    if sites is None:
+        return [], []
+    if common.get("imputation") is not None:
+        raise InputError("`sites=` with `imputation=` is not built: pool the imputations within each site first")
+    tables, drawn = [], []
+    for verb in (auroc, aucpr):
+        options = dict(common) | ({"prevalence": prevalence} if verb is aucpr else {})
+        meta = verb(data, outcome, scores, sites, **options).meta(level=level)
+        tables.append(publication_table(meta, level=level, digits=digits))
+        if figures:
+            drawn.append(Figure(f"sites_{meta.metric}", "23b", f"{meta.metric.upper()} per site, pooled by random "
+                                "effects, with the prediction interval for a new site", _png(_figure_of(meta.plot()))))
+    return tables, drawn
 
 
 def _not_risks(data: Any, outcome: str, scores: list[str], common: dict) -> list[str]:

@@ -44,6 +44,10 @@ REFERENCES = {
     "Collins et al. 2024": "Collins, G. S., Moons, K. G. M., Dhiman, P., et al. (2024). TRIPOD+AI statement: "
                            "updated guidance for reporting clinical prediction models that use regression or "
                            "machine learning methods. BMJ 385, e078378.",
+    "Hartung & Knapp 2001": "Hartung, J., Knapp, G. (2001). A refined method for the meta-analysis of controlled "
+                            "clinical trials with binary outcome. Statistics in Medicine 20, 3875-3889.",
+    "Riley, Higgins & Deeks 2011": "Riley, R. D., Higgins, J. P. T., Deeks, J. J. (2011). Interpretation of random "
+                                   "effects meta-analyses. BMJ 342, d549.",
     "Rubin 1987": "Rubin, D. B. (1987). Multiple Imputation for Nonresponse in Surveys. Wiley.",
     "Cochran 1954": "Cochran, W. G. (1954). The combination of estimates from different experiments. Biometrics 10, "
                     "101-129.",
@@ -84,6 +88,10 @@ def methods_text(results: list, methods: dict, level: float, design: dict) -> st
     if design.get("imputation"):
         sentences.append(f"Multiply imputed data sets (numbered by {design['imputation']}) are pooled by Rubin's "
                          "rules (Rubin 1987), each measure on the scale its interval uses.")
+    if design.get("sites"):
+        sentences.append(f"Across the sites ({design['sites']}) AUROC and AUCPR are pooled by a random-effects "
+                         "meta-analysis (REML for tau², the Hartung-Knapp-Sidik-Jonkman interval, Hartung & Knapp "
+                         "2001) with the prediction interval for a new site (Riley, Higgins & Deeks 2011).")
     if design.get("by"):
         sentences.append(f"Subgroups by {', '.join(design['by'])}; heterogeneity across their levels tested on the "
                          "subgroup estimates and their variances (Cochran's Q, Cochran 1954, for AUROC, calibration "

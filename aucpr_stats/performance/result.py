@@ -93,6 +93,7 @@ class PerformanceReport:
     references: tuple
     notes: tuple
     frame_kind: str = "polars"
+    pooled: tuple = ()
 
     # ------------------------------------------------------------------ text forms
     def to_markdown(self) -> str:
@@ -106,6 +107,7 @@ class PerformanceReport:
                 parts += [self.table.to_markdown(), ""]
             else:
                 parts += [block.text, ""] + [_markdown_frame(frame) for frame in self.heterogeneity] + [""]
+                parts += [t for table in self.pooled for t in (table.to_markdown(), "")]
         if self.figures:
             parts += ["## Figures", ""] + [f"- Figure {i}: {f.caption} (TRIPOD+AI {f.item})"
                                            for i, f in enumerate(self.figures, 1)] + [""]
@@ -146,6 +148,8 @@ class PerformanceReport:
             elif block.item == "23b":
                 body.append(f"<p>{esc(block.text)}</p>")
                 body += [f'<div class="scroll">{_html_frame(frame)}</div>' for frame in self.heterogeneity]
+                body += [f'<div class="scroll">{table.to_html()}</div>' for table in self.pooled]
+                body += [self._figure_html(i, f) for i, f in enumerate(self.figures, 1) if f.item == "23b"]
             else:
                 body.append(f"<p>{esc(block.text)}</p>")
             body.append("</section>")
@@ -190,6 +194,8 @@ class PerformanceReport:
             if block.item == "23b":
                 for frame in self.heterogeneity:
                     _docx_frame(document, frame)
+                for table in self.pooled:
+                    add_table(document, table)
             for i, figure in enumerate(self.figures, 1):
                 if figure.item == block.item and block.item != "12e":
                     document.add_picture(io.BytesIO(figure.png), width=Inches(6.3))

@@ -65,6 +65,7 @@ _ON_FIRST_USE = {
     "RocBandResult": (".curves", "RocBandResult"),
     "RocCurveResult": (".curves", "RocCurveResult"),
     "forest_plot": (".plot", "forest_plot"),
+    "forest_data": (".plot.forest", "forest_data"),
     "plot_band": (".plot", "plot_band"),
     "plot_curve": (".plot", "plot_curve"),
     "cutoffs": (".thresholds", "cutoffs"),
@@ -156,6 +157,7 @@ __all__ = [
     "sql_sums",
     # plots (matplotlib, imported when a function is called)
     "forest_plot",
+    "forest_data",
     "plot_curve",
     "plot_band",
     # kernels documented for reuse (docs/estimators.md)

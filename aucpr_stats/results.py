@@ -22,6 +22,7 @@ from . import _validate
 from .intervals import conf_int_frame
 from .intervals.calibration_band import curve_band
 from .plot.calibration import CalibrationCurve
+from .report.ard import result_ard
 from .report.display import direction_phrase, html_display
 from .report.publication import publication_table
 from .report.text import text_table
@@ -310,6 +311,10 @@ class EstimateResult(GroupedResult):
         return frame if folds is None else (frame, folds)
 
     __str__ = summary
+
+    def to_ard(self, method: str | None = None, level: float = 0.95, **options: Any) -> pl.DataFrame:
+        """Long {cards} ARD of :meth:`to_polars`, or with ``method=`` of :meth:`conf_int_polars` (report/ard.py)."""
+        return result_ard(self, method=method, level=level, **options)
 
     def heterogeneity(self, method: str | None = None, *, scale: str | None = None, across: Any = None,
                       **options: Any):

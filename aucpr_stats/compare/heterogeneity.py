@@ -58,6 +58,7 @@ from .._validate import names_iv
 from ..distributions import chi2_sf, expit
 from ..exceptions import DegenerateGroupWarning, InputError, SmallSampleWarning
 from ..ingest.notes import describe_keys
+from ..report.ard import result_ard
 from ..report.cells import format_p
 from ..report.text import text_table
 from ..report.display import html_display
@@ -236,6 +237,10 @@ class HeterogeneityResult:
         return f"{self._title()}\n{text_table(frame, digits=digits, right_align=numeric)}"
 
     __str__ = summary
+
+    def to_ard(self, **options: Any) -> pl.DataFrame:
+        """:meth:`to_polars` as a long {cards} ARD (:func:`aucpr_stats.report.ard.result_ard`)."""
+        return result_ard(self, **options)
 
     def _repr_html_(self) -> str:
         """The notebook display: the heading and the table of tests."""

@@ -9,6 +9,7 @@ import polars as pl
 
 from .. import _frames
 from .._validate import rng_iv
+from ..report.ard import result_ard
 from ..report.cells import format_p
 from ..report.comparison import comparison_table
 from ..report.display import html_display
@@ -158,6 +159,10 @@ class ComparisonResult:
         return f"{self._title()}\n{text_table(frame.drop(drop), digits=digits, right_align=numeric)}"
 
     __str__ = summary
+
+    def to_ard(self, **options: Any) -> pl.DataFrame:
+        """:meth:`to_polars` as a long {cards} ARD (:func:`aucpr_stats.report.ard.result_ard`)."""
+        return result_ard(self, **options)
 
     def table(self, **options: Any) -> PublicationTable:
         """A publication table of the comparison: both areas, their difference with its interval, and p.

@@ -9,6 +9,7 @@ import attrs
 import polars as pl
 
 from .. import _frames, _validate
+from ..report.ard import result_ard
 from ..report.display import html_display
 from ..report.text import text_table
 
@@ -87,6 +88,10 @@ class PlanResult:
         return f"PlanResult({self.kind}, {self.metric}, {shown})"
 
     __str__ = summary
+
+    def to_ard(self, **options: Any) -> pl.DataFrame:
+        """:meth:`to_polars` as a long {cards} ARD (:func:`aucpr_stats.report.ard.result_ard`)."""
+        return result_ard(self, **options)
 
 
 def _text(value: Any, digits: int) -> str:

@@ -27,7 +27,7 @@ from ..report import format_cell, pretty_name
 from ..report.cells import Labels, level_text
 from ..report.publication import grouping, record_names
 
-__all__ = ["forest_plot"]
+__all__ = ["forest_plot", "forest_data"]
 
 _METRIC_NAMES = {"aucpr": "AUCPR", "auroc": "AUROC"}
 
@@ -293,6 +293,52 @@ def forest_plot(
     elif title:
         first.figure.suptitle(title)
     return axes[0] if len(axes) == 1 else tuple(axes)
+
+
+def forest_data(results: Any, *, method: Any = "default", level: float = 0.95,
+                labels: Mapping[str, str] | None = None, overall_label: str = "Overall",
+                **conf_int_options: Any) -> pl.DataFrame:
+    """The rows :func:`forest_plot` draws, as a tidy frame for plotnine, altair or plotly.
+
+    Same arguments as :func:`forest_plot` (no matplotlib needed). One row per
+    drawn row and panel: ``row`` (0 on top), ``label``, ``kind``
+    (``"level"``, ``"overall"``, ``"header"``, ``"prediction"`` ...),
+    ``metric`` (the panel: ``"aucpr"``, ``"auroc"``, ``"calibration:slope"``),
+    ``estimate``, ``lower``, ``upper``, ``n_pos``, ``n_neg`` and
+    ``reference``: the value of the panel's reference mark (the row's
+    prevalence for AUCPR, the AUCPR of an uninformative score, Boyd et al.
+    2013; 0.5 for AUROC; perfect calibration for a calibration statistic).
+    Header rows have one row with null metric and values.
+    """
+    if not isinstance(results, (list, tuple)):
+        results = [results]
+    if not results:
+        raise InputError("`results` must hold at least one result")
+    for r in results:
+        if not hasattr(r, "to_polars") or not hasattr(r, "by") or not hasattr(r, "metric"):
+            raise InputTypeError(f"`results` must hold aucpr_stats results; got {type(r).__name__}")
+    level = level_iv(level)
+    names = Labels(labels).names
+    rows, numbers, _ = _layout(list(results), method, level, names, conf_int_options, overall_label)
+    out: dict[str, list] = {c: [] for c in ("row", "label", "kind", "metric", "estimate", "lower", "upper",
+                                            "n_pos", "n_neg", "reference")}
+    for i, row in enumerate(rows):
+        panels = [m for m in numbers if row["id"] in numbers[m]] or [None]
+        for metric in panels:
+            estimate, lower, upper, prevalence = numbers[metric][row["id"]] if metric else (None,) * 4
+            if metric == "aucpr":
+                reference = prevalence
+            elif metric == "auroc":
+                reference = 0.5
+            else:
+                reference = _CALIBRATION_PANELS.get(str(metric).partition(":")[2], (None, None))[1]
+            for column, value in zip(out, (i, row["text"], row["kind"], metric, estimate, lower, upper,
+                                           row["n_pos"], row["n_neg"], reference)):
+                out[column].append(value)
+    floats = {c: pl.Float64 for c in ("estimate", "lower", "upper", "reference")}
+    return pl.DataFrame(out, schema_overrides={"row": pl.Int64, "n_pos": pl.Int64, "n_neg": pl.Int64,
+                                               "label": pl.String, "kind": pl.String, "metric": pl.String,
+                                               **floats})
 
 
 def _panel(ax: Any, metric: str, rows: list[dict], numbers: dict, y: np.ndarray, *, level: float,

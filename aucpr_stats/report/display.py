@@ -17,6 +17,7 @@ import attrs
 import polars as pl
 
 from .. import _frames
+from .ard import curve_plot_data, result_ard
 from .text import text_table
 
 __all__ = ["TabularResult", "FramedResult", "direction_phrase", "html_display"]
@@ -84,6 +85,14 @@ class TabularResult:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def to_ard(self, **options: Any) -> pl.DataFrame:
+        """The tidy frame as a {cards} ARD (:func:`aucpr_stats.report.ard.result_ard`)."""
+        return result_ard(self, **options)
+
+    def plot_data(self) -> pl.DataFrame:
+        """A curve's or band's points for plotnine/altair/plotly (:func:`aucpr_stats.report.ard.curve_plot_data`)."""
+        return curve_plot_data(self)
 
 
 @attrs.frozen(eq=False)

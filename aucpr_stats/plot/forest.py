@@ -105,6 +105,18 @@ def _pooled_rows(r: Any, block: tuple, several_scores: bool, per_metric: dict, l
             values[panel][pi_key] = (None, row["pi_lower"], row["pi_upper"], None)
 
 
+def _results_iv(results: Any) -> list:
+    """``results`` as a non-empty list of the library's results (one result is a list of one)."""
+    if not isinstance(results, (list, tuple)):
+        results = [results]
+    if not results:
+        raise InputError("`results` must hold at least one result")
+    for r in results:
+        if not hasattr(r, "to_polars") or not hasattr(r, "by") or not hasattr(r, "metric"):
+            raise InputTypeError(f"`results` must hold aucpr_stats results; got {type(r).__name__}")
+    return list(results)
+
+
 def _layout(results: Sequence[Any], method: Any, level: float, labels: Mapping[str, str],
             options: Mapping[str, Any], overall_label: str):
     """The rows of the figure and, per metric, the numbers of each row.
@@ -239,13 +251,7 @@ def forest_plot(
     """
     import matplotlib.pyplot as plt
 
-    if not isinstance(results, (list, tuple)):
-        results = [results]
-    if not results:
-        raise InputError("`results` must hold at least one result")
-    for r in results:
-        if not hasattr(r, "to_polars") or not hasattr(r, "by") or not hasattr(r, "metric"):
-            raise InputTypeError(f"`results` must hold aucpr_stats results; got {type(r).__name__}")
+    results = _results_iv(results)
     level = level_iv(level)
     labels = Labels(labels).names  # the tables' default names too ("DeLong", "A' (Mann-Whitney)")
     rows, numbers, names = _layout(list(results), method, level, labels, conf_int_options, overall_label)
@@ -310,13 +316,7 @@ def forest_data(results: Any, *, method: Any = "default", level: float = 0.95,
     2013; 0.5 for AUROC; perfect calibration for a calibration statistic).
     Header rows have one row with null metric and values.
     """
-    if not isinstance(results, (list, tuple)):
-        results = [results]
-    if not results:
-        raise InputError("`results` must hold at least one result")
-    for r in results:
-        if not hasattr(r, "to_polars") or not hasattr(r, "by") or not hasattr(r, "metric"):
-            raise InputTypeError(f"`results` must hold aucpr_stats results; got {type(r).__name__}")
+    results = _results_iv(results)
     level = level_iv(level)
     names = Labels(labels).names
     rows, numbers, _ = _layout(list(results), method, level, names, conf_int_options, overall_label)

@@ -217,7 +217,8 @@ def _build(data, outcome, score, by, *, cluster, weights, prevalence, imputation
     pooled, site_figures = _across_sites(data, outcome, scores, sites, common, prevalence, level, figures, digits)
     design = {"cluster": cluster, "weights": weights, "prevalence": prevalence, "by": groups,
               "imputation": imputation, "sites": sites}
-    text, references = describe([r for r in ordered if r in [b[0] for b in blocks.values()]], methods, level, design)
+    # one result per metric names its statistics and interval (the groupings share them)
+    text, references = describe([results[0] for results in blocks.values()], methods, level, design)
     steps("the methods text")
     drawn = _figures(data, outcome, scores, groups, blocks, overall, common, level, steps) if figures else []
     if figures and imputation is not None:
@@ -307,8 +308,7 @@ def _figures(data, outcome, scores, groups, blocks, overall, common, level, step
                             "and the predicted risks", _png(_figure_of(fig))))
     if "net_benefit" in blocks:
         grid = np.round(np.arange(0.01, 0.61, 0.01), 2).tolist()
-        risk_scores = blocks["net_benefit"][0].score if hasattr(blocks["net_benefit"][0], "score") else scores
-        curves = net_benefit(data, outcome, risk_scores, grouping, thresholds=grid, **common)
+        curves = net_benefit(data, outcome, scores, grouping, thresholds=grid, **common)
         drawn.append(Figure("decision", "12e", "Decision curves (net benefit over risk thresholds), with treat all "
                             "and treat none", _png(_figure_of(curves.plot()))))
     return drawn
